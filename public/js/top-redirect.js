@@ -1,0 +1,10 @@
+// The proctoring URL must open at the top level, never inside the LMS frame.
+(function () {
+  var link = document.querySelector('[data-top-redirect]');
+  if (!link) return;
+  try {
+    window.top.location.href = link.href;
+  } catch (e) {
+    // A sandboxed frame without top navigation: the visible link remains.
+  }
+})();

@@ -1,0 +1,207 @@
+import { z } from 'zod';
+
+/**
+ * The tool's whole configuration, read from the environment once at start-up. Nothing else reads
+ * `process.env`. A wrong value stops start-up with a message naming the variable and what is expected.
+ */
+export const REGIONS = ['AU', 'CA', 'DE', 'EU', 'IN', 'JP', 'SA', 'SG', 'UK', 'US'] as const;
+export type Region = (typeof REGIONS)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export type ProctoringCredentials = { apiKey: string } | { consumerKey: string; secret: string };
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  port: number;
+  /** The tool's external URL, without a trailing slash. */
+  publicUrl: URL;
+  database: { url?: string; schema?: string; dataDir: string };
+  /** Undefined outside production when not set: start-up then uses a key kept in DATA_DIR. */
+  encryptionKey?: string;
+  proctoring: {
+    baseUrl?: string;
+    region?: Region;
+    credentials?: ProctoringCredentials;
+    timeoutMs: number;
+  };
+  /** True when no proctoring credentials are set outside production: built-in emulator and demo LMS. */
+  sandbox: boolean;
+  adminPassword?: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  lti: {
+    /** How long an LTI session (the ltik issued at launch) stays usable. */
+    sessionMaxAgeSeconds: number;
+    /** Tolerated clock difference between the LMS and the tool for exp/iat. */
+    clockSkewSeconds: number;
+    /** Lifetime of an admin-issued dynamic-registration link. */
+    registrationLinkTtlSeconds: number;
+  };
+  /** Number of reverse proxies in front of the tool (express `trust proxy`), 0 when none. */
+  trustProxyHops: number;
+  /** Origins allowed to read the hosted endpoints (roster, logo, …) cross-origin; ['*'] for any. */
+  corsAllowedOrigins: string[];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const optionalString = z.preprocess(blankToUndefined, z.string().optional());
+
+const absoluteHttpUrl = (what: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .refine((value) => {
+        try {
+          const url = new URL(value);
+          return url.protocol === 'http:' || url.protocol === 'https:';
+        } catch {
+          return false;
+        }
+      }, `must be an absolute http(s) URL (${what})`)
+      .optional(),
+  );
+
+const integerIn = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    (value) => (blankToUndefined(value) === undefined ? fallback : Number(value)),
+    z.number({ error: `must be a whole number from ${min} to ${max}` }).int(`must be a whole number from ${min} to ${max}`).min(min, `must be a whole number from ${min} to ${max}`).max(max, `must be a whole number from ${min} to ${max}`),
+  );
+
+const envSchema = z.object({
+  NODE_ENV: z.preprocess(
+    (value) => blankToUndefined(value) ?? 'development',
+    z.enum(['development', 'test', 'production'], { error: "must be 'development', 'test' or 'production'" }),
+  ),
+  PORT: integerIn(1, 65535, 3000),
+  PUBLIC_URL: absoluteHttpUrl('e.g. https://proctor.example.edu'),
+  DATABASE_URL: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\/[^/]+\/[^/?#]+/, 'must look like postgres://user:password@host:5432/database')
+      .optional(),
+  ),
+  DATABASE_SCHEMA: z.preprocess(
+    blankToUndefined,
+    z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lowercase SQL identifier (letters, digits, _)').optional(),
+  ),
+  DATA_DIR: z.preprocess((value) => blankToUndefined(value) ?? './data', z.string()),
+  ENCRYPTION_KEY: z.preprocess(blankToUndefined, z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -hex 32`)').optional()),
+  PROCTORING_BASE_URL: absoluteHttpUrl("the regional base URL of the proctoring service's Launch API"),
+  PROCTORING_REGION: z.preprocess(
+    (value) => (typeof blankToUndefined(value) === 'string' ? String(value).toUpperCase() : undefined),
+    z.enum(REGIONS, { error: `must be one of ${REGIONS.join(', ')}` }).optional(),
+  ),
+  PROCTORING_API_KEY: optionalString,
+  PROCTORING_CONSUMER_KEY: optionalString,
+  PROCTORING_SECRET: optionalString,
+  PROCTORING_TIMEOUT_MS: integerIn(100, 120_000, 10_000),
+  ADMIN_PASSWORD: z.preprocess(blankToUndefined, z.string().min(12, 'must be at least 12 characters').optional()),
+  LOG_LEVEL: z.preprocess(
+    (value) => blankToUndefined(value) ?? 'info',
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
+  ),
+  LTI_SESSION_MAX_AGE_SECONDS: integerIn(60, 86_400, 4 * 3600),
+  LTI_CLOCK_SKEW_SECONDS: integerIn(0, 600, 60),
+  REGISTRATION_LINK_TTL_SECONDS: integerIn(60, 30 * 86_400, 7 * 86_400),
+  TRUST_PROXY_HOPS: integerIn(0, 10, 0),
+  CORS_ALLOWED_ORIGINS: z.preprocess((value) => blankToUndefined(value) ?? '*', z.string()),
+});
+
+export function loadConfig(env: Env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`),
+    );
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  const production = e.NODE_ENV === 'production';
+
+  let credentials: ProctoringCredentials | undefined;
+  if (e.PROCTORING_API_KEY) {
+    credentials = { apiKey: e.PROCTORING_API_KEY };
+    if (e.PROCTORING_CONSUMER_KEY || e.PROCTORING_SECRET) {
+      problems.push('PROCTORING_API_KEY is set together with PROCTORING_CONSUMER_KEY/PROCTORING_SECRET: set one or the other');
+    }
+  } else if (e.PROCTORING_CONSUMER_KEY || e.PROCTORING_SECRET) {
+    if (!e.PROCTORING_CONSUMER_KEY) problems.push('PROCTORING_CONSUMER_KEY is required when PROCTORING_SECRET is set');
+    if (!e.PROCTORING_SECRET) problems.push('PROCTORING_SECRET is required when PROCTORING_CONSUMER_KEY is set');
+    if (e.PROCTORING_CONSUMER_KEY && e.PROCTORING_SECRET) {
+      credentials = { consumerKey: e.PROCTORING_CONSUMER_KEY, secret: e.PROCTORING_SECRET };
+    }
+  }
+  if (credentials && !e.PROCTORING_BASE_URL) {
+    problems.push('PROCTORING_BASE_URL is required when proctoring credentials are set (the regional Launch API URL)');
+  }
+
+  if (production) {
+    if (!e.PUBLIC_URL) problems.push("PUBLIC_URL is required in production (the tool's external https URL)");
+    else if (!e.PUBLIC_URL.startsWith('https://')) problems.push('PUBLIC_URL must use https in production');
+    if (!e.ENCRYPTION_KEY) problems.push('ENCRYPTION_KEY is required in production (at least 32 characters)');
+    if (!e.DATABASE_URL) problems.push('DATABASE_URL is required in production (postgres://user:password@host:5432/database)');
+    if (!credentials) {
+      problems.push('PROCTORING_API_KEY, or PROCTORING_CONSUMER_KEY and PROCTORING_SECRET, are required in production');
+    }
+    if (!e.PROCTORING_BASE_URL) problems.push('PROCTORING_BASE_URL is required in production');
+    if (!e.PROCTORING_REGION) problems.push(`PROCTORING_REGION is required in production (one of ${REGIONS.join(', ')})`);
+  }
+
+  const origins = e.CORS_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    try {
+      const url = new URL(origin);
+      if (url.origin !== origin) throw new Error('not an origin');
+    } catch {
+      problems.push(`CORS_ALLOWED_ORIGINS has "${origin}": each entry must be * or an origin like https://portal.example.com`);
+    }
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const publicUrl = new URL(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`);
+  publicUrl.pathname = publicUrl.pathname.replace(/\/+$/, '');
+  publicUrl.search = '';
+  publicUrl.hash = '';
+
+  return {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    publicUrl,
+    database: { url: e.DATABASE_URL, schema: e.DATABASE_SCHEMA, dataDir: e.DATA_DIR },
+    encryptionKey: e.ENCRYPTION_KEY,
+    proctoring: {
+      baseUrl: e.PROCTORING_BASE_URL?.replace(/\/+$/, ''),
+      region: e.PROCTORING_REGION,
+      credentials,
+      timeoutMs: e.PROCTORING_TIMEOUT_MS,
+    },
+    sandbox: !production && !credentials,
+    adminPassword: e.ADMIN_PASSWORD,
+    logLevel: e.LOG_LEVEL,
+    lti: {
+      sessionMaxAgeSeconds: e.LTI_SESSION_MAX_AGE_SECONDS,
+      clockSkewSeconds: e.LTI_CLOCK_SKEW_SECONDS,
+      registrationLinkTtlSeconds: e.REGISTRATION_LINK_TTL_SECONDS,
+    },
+    trustProxyHops: e.TRUST_PROXY_HOPS,
+    corsAllowedOrigins: origins.length > 0 ? origins : ['*'],
+  };
+}
+
+/** The URL of a path on the tool, e.g. `toolUrl(config, '/lti/launch')`. */
+export function toolUrl(config: Pick<Config, 'publicUrl'>, path: string): string {
+  return `${config.publicUrl.origin}${config.publicUrl.pathname}${path}`;
+}

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/types.js';
+
+export type AttemptStatus = 'started' | 'submitted' | 'ended';
+
+export interface Attempt {
+  id: string;
+  examId: string;
+  userId: string;
+  status: AttemptStatus;
+  isTest: boolean;
+  startedAt: Date;
+  endedAt?: Date;
+}
+
+interface AttemptRow {
+  id: string;
+  exam_id: string;
+  user_id: string;
+  status: AttemptStatus;
+  is_test: boolean;
+  started_at: Date;
+  ended_at: Date | null;
+}
+
+const toAttempt = (row: AttemptRow): Attempt => ({
+  id: row.id,
+  examId: row.exam_id,
+  userId: row.user_id,
+  status: row.status,
+  isTest: row.is_test,
+  startedAt: new Date(row.started_at),
+  endedAt: row.ended_at ? new Date(row.ended_at) : undefined,
+});
+
+export interface AttemptStore {
+  /** The candidate's unfinished attempt (a resume keeps its id), or a new one after a finished attempt. */
+  startOrResume(input: { examId: string; userId: string; isTest: boolean; returnUrl?: string }): Promise<Attempt>;
+  /** Records how the attempt ended; false when it was already finished (a second click changes nothing). */
+  finish(attemptId: string, outcome: 'submitted' | 'ended'): Promise<{ attempt: Attempt; returnUrl?: string } | undefined>;
+  get(attemptId: string): Promise<Attempt | undefined>;
+  recent(examId: string, limit: number): Promise<Attempt[]>;
+}
+
+export function createAttemptStore(db: Database): AttemptStore {
+  return {
+    async startOrResume({ examId, userId, isTest, returnUrl }) {
+      // The partial unique index (one 'started' attempt per exam and user) makes concurrent launches
+      // of the same candidate converge on one attempt.
+      const result = await db.query<AttemptRow>(
+        `INSERT INTO attempts (id, exam_id, user_id, is_test, return_url) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (exam_id, user_id) WHERE status = 'started'
+           DO UPDATE SET return_url = COALESCE(EXCLUDED.return_url, attempts.return_url)
+         RETURNING *`,
+        [randomUUID(), examId, userId, isTest, returnUrl ?? null],
+      );
+      const row = result.rows[0];
+      if (!row) throw new Error('attempt upsert returned nothing');
+      return toAttempt(row);
+    },
+    async finish(attemptId, outcome) {
+      const result = await db.query<AttemptRow & { return_url: string | null }>(
+        `UPDATE attempts SET status = $2, ended_at = now() WHERE id = $1 AND status = 'started' RETURNING *`,
+        [attemptId, outcome],
+      );
+      const row = result.rows[0];
+      if (row) return { attempt: toAttempt(row), returnUrl: row.return_url ?? undefined };
+      const existing = await db.query<AttemptRow & { return_url: string | null }>('SELECT * FROM attempts WHERE id = $1', [attemptId]);
+      const found = existing.rows[0];
+      return found ? { attempt: toAttempt(found), returnUrl: found.return_url ?? undefined } : undefined;
+    },
+    async get(attemptId) {
+      const result = await db.query<AttemptRow>('SELECT * FROM attempts WHERE id = $1', [attemptId]);
+      return result.rows[0] ? toAttempt(result.rows[0]) : undefined;
+    },
+    async recent(examId, limit) {
+      const result = await db.query<AttemptRow>('SELECT * FROM attempts WHERE exam_id = $1 ORDER BY started_at DESC LIMIT $2', [examId, limit]);
+      return result.rows.map(toAttempt);
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/types.js';
+
+/** Which LTI resource link an exam belongs to: stable across launches and roles. */
+export interface ExamKey {
+  issuer: string;
+  clientId: string;
+  deploymentId: string;
+  contextId: string;
+  resourceLinkId: string;
+}
+
+export type ExamStatus = 'open' | 'closed';
+
+/** An exam's proctoring settings, in the Launch API's own field names (validated by the contract). */
+export type ExamSettings = Record<string, unknown>;
+
+export interface Exam extends ExamKey {
+  id: string;
+  title: string;
+  settings: ExamSettings | null;
+  status: ExamStatus;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface ExamRow {
+  id: string;
+  issuer: string;
+  client_id: string;
+  deployment_id: string;
+  context_id: string;
+  resource_link_id: string;
+  title: string;
+  settings: ExamSettings | null;
+  status: ExamStatus;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toExam = (row: ExamRow): Exam => ({
+  id: row.id,
+  issuer: row.issuer,
+  clientId: row.client_id,
+  deploymentId: row.deployment_id,
+  contextId: row.context_id,
+  resourceLinkId: row.resource_link_id,
+  title: row.title,
+  settings: row.settings,
+  status: row.status,
+  createdAt: new Date(row.created_at),
+  updatedAt: new Date(row.updated_at),
+});
+
+export interface ExamStore {
+  find(key: ExamKey): Promise<Exam | undefined>;
+  get(id: string): Promise<Exam | undefined>;
+  /** The exam of this resource link, created (unconfigured) on first sight; the title follows the LMS. */
+  ensure(key: ExamKey, title: string): Promise<Exam>;
+  saveSettings(id: string, settings: ExamSettings): Promise<void>;
+  setStatus(id: string, status: ExamStatus): Promise<void>;
+  listByContext(issuer: string, clientId: string, deploymentId: string, contextId: string): Promise<Exam[]>;
+}
+
+export function createExamStore(db: Queryable): ExamStore {
+  const keyParams = (key: ExamKey) => [key.issuer, key.clientId, key.deploymentId, key.contextId, key.resourceLinkId];
+  const keyWhere = 'issuer = $1 AND client_id = $2 AND deployment_id = $3 AND context_id = $4 AND resource_link_id = $5';
+  return {
+    async find(key) {
+      const result = await db.query<ExamRow>(`SELECT * FROM exams WHERE ${keyWhere}`, keyParams(key));
+      return result.rows[0] ? toExam(result.rows[0]) : undefined;
+    },
+    async get(id) {
+      const result = await db.query<ExamRow>('SELECT * FROM exams WHERE id = $1', [id]);
+      return result.rows[0] ? toExam(result.rows[0]) : undefined;
+    },
+    async ensure(key, title) {
+      const result = await db.query<ExamRow>(
+        `INSERT INTO exams (id, issuer, client_id, deployment_id, context_id, resource_link_id, title)
+         VALUES ($6, $1, $2, $3, $4, $5, $7)
+         ON CONFLICT (issuer, client_id, deployment_id, context_id, resource_link_id)
+           DO UPDATE SET title = EXCLUDED.title, updated_at = CASE WHEN exams.title = EXCLUDED.title THEN exams.updated_at ELSE now() END
+         RETURNING *`,
+        [...keyParams(key), randomUUID(), title.slice(0, 255)],
+      );
+      const row = result.rows[0];
+      if (!row) throw new Error('exam upsert returned nothing');
+      return toExam(row);
+    },
+    async saveSettings(id, settings) {
+      await db.query('UPDATE exams SET settings = $2::jsonb, updated_at = now() WHERE id = $1', [id, JSON.stringify(settings)]);
+    },
+    async setStatus(id, status) {
+      await db.query('UPDATE exams SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
+    },
+    async listByContext(issuer, clientId, deploymentId, contextId) {
+      const result = await db.query<ExamRow>(
+        'SELECT * FROM exams WHERE issuer = $1 AND client_id = $2 AND deployment_id = $3 AND context_id = $4 ORDER BY title, created_at',
+        [issuer, clientId, deploymentId, contextId],
+      );
+      return result.rows.map(toExam);
+    },
+  };
+}

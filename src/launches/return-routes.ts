@@ -1,0 +1,35 @@
+import express, { type Router } from 'express';
+import type { AttemptStore } from '../exams/attempts.js';
+import { AppError, NotFoundError } from '../http/errors.js';
+import { verifyReturnLink, type ReturnOutcome } from './return-links.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Where the proctoring service sends the candidate after the exam: records the attempt's outcome
+ * (graceful submission or ungraceful end) and forwards to the LMS's return URL from the launch.
+ */
+export function createReturnRoutes(deps: { attempts: AttemptStore; secret: string }): Router {
+  const router = express.Router();
+  router.get('/return/:attemptId/:outcome', async (req, res) => {
+    const { attemptId, outcome } = req.params;
+    const sig = typeof req.query.sig === 'string' ? req.query.sig : '';
+    if (!UUID.test(attemptId) || (outcome !== 'submitted' && outcome !== 'ended')) throw new NotFoundError();
+    if (!verifyReturnLink(deps.secret, attemptId, outcome as ReturnOutcome, sig)) {
+      throw new AppError(403, 'bad_return_link', 'This link is not valid', 'This return link is not valid. Go back to your course in the LMS.');
+    }
+    const finished = await deps.attempts.finish(attemptId, outcome as ReturnOutcome);
+    if (!finished) throw new NotFoundError('attempt');
+    res.set('Cache-Control', 'no-store');
+    const back = finished.returnUrl;
+    if (back && /^https?:\/\//i.test(back)) {
+      res.redirect(303, back);
+      return;
+    }
+    res.render('launch/returned', {
+      title: outcome === 'submitted' ? 'Exam submitted' : 'Exam session ended',
+      submitted: outcome === 'submitted',
+    });
+  });
+  return router;
+}

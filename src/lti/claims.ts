@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/** Claim names of LTI 1.3 / LTI Advantage, in one place. */
+export const CLAIM = {
+  messageType: 'https://purl.imsglobal.org/spec/lti/claim/message_type',
+  version: 'https://purl.imsglobal.org/spec/lti/claim/version',
+  deploymentId: 'https://purl.imsglobal.org/spec/lti/claim/deployment_id',
+  targetLinkUri: 'https://purl.imsglobal.org/spec/lti/claim/target_link_uri',
+  resourceLink: 'https://purl.imsglobal.org/spec/lti/claim/resource_link',
+  roles: 'https://purl.imsglobal.org/spec/lti/claim/roles',
+  context: 'https://purl.imsglobal.org/spec/lti/claim/context',
+  toolPlatform: 'https://purl.imsglobal.org/spec/lti/claim/tool_platform',
+  launchPresentation: 'https://purl.imsglobal.org/spec/lti/claim/launch_presentation',
+  custom: 'https://purl.imsglobal.org/spec/lti/claim/custom',
+  nrps: 'https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice',
+  deepLinkingSettings: 'https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings',
+  canvasPlacement: 'https://www.instructure.com/placement',
+} as const;
+
+const optionalText = z.string().optional().catch(undefined);
+
+/** The parts of a verified id_token the tool relies on; unknown claims are kept aside as `raw`. */
+export const launchClaimsSchema = z.object({
+  iss: z.string().min(1),
+  sub: z.string().min(1, 'the launch has no user (sub)'),
+  aud: z.union([z.string(), z.array(z.string())]),
+  name: optionalText,
+  given_name: optionalText,
+  family_name: optionalText,
+  [CLAIM.messageType]: z.enum(['LtiResourceLinkRequest', 'LtiDeepLinkingRequest']),
+  [CLAIM.version]: z.literal('1.3.0'),
+  [CLAIM.deploymentId]: z.string().min(1).max(255),
+  [CLAIM.targetLinkUri]: z.string().optional(),
+  [CLAIM.resourceLink]: z.object({ id: z.string().min(1), title: z.string().nullish() }).optional(),
+  [CLAIM.roles]: z.array(z.string()).default([]),
+  [CLAIM.context]: z
+    .object({ id: z.string().min(1), label: z.string().nullish(), title: z.string().nullish(), type: z.array(z.string()).or(z.string()).nullish() })
+    .optional(),
+  [CLAIM.toolPlatform]: z
+    .object({ product_family_code: z.string().nullish(), name: z.string().nullish(), version: z.string().nullish(), guid: z.string().nullish() })
+    .optional()
+    .catch(undefined),
+  [CLAIM.launchPresentation]: z
+    .object({ document_target: z.string().nullish(), return_url: z.string().nullish(), locale: z.string().nullish() })
+    .optional()
+    .catch(undefined),
+  [CLAIM.custom]: z.record(z.string(), z.unknown()).optional().catch(undefined),
+  [CLAIM.nrps]: z
+    .object({ context_memberships_url: z.string().url(), service_versions: z.array(z.string()).optional() })
+    .optional()
+    .catch(undefined),
+  [CLAIM.canvasPlacement]: optionalText,
+});
+
+export type LaunchClaims = z.infer<typeof launchClaimsSchema>;
+
+/** The tool's own view of a launch: spec vocabulary, typed, no ltijs. */
+export interface LtiLaunch {
+  issuer: string;
+  clientId: string;
+  deploymentId: string;
+  userSub: string;
+  displayName?: string;
+  messageType: 'LtiResourceLinkRequest' | 'LtiDeepLinkingRequest';
+  roles: string[];
+  context?: { id: string; label?: string; title?: string };
+  resourceLink?: { id: string; title?: string };
+  platformFamily?: string;
+  documentTarget?: string;
+  returnUrl?: string;
+  locale?: string;
+  custom: Record<string, string>;
+  namesRolesUrl?: string;
+  placement?: string;
+}
+
+export function toLaunch(claims: LaunchClaims, clientId: string): LtiLaunch {
+  const context = claims[CLAIM.context];
+  const link = claims[CLAIM.resourceLink];
+  const presentation = claims[CLAIM.launchPresentation];
+  const custom: Record<string, string> = {};
+  for (const [key, value] of Object.entries(claims[CLAIM.custom] ?? {})) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') custom[key] = String(value);
+  }
+  const displayName =
+    claims.name?.trim() || [claims.given_name, claims.family_name].filter(Boolean).join(' ').trim() || undefined;
+  return {
+    issuer: claims.iss,
+    clientId,
+    deploymentId: claims[CLAIM.deploymentId],
+    userSub: claims.sub,
+    displayName,
+    messageType: claims[CLAIM.messageType],
+    roles: claims[CLAIM.roles],
+    context: context ? { id: context.id, label: context.label ?? undefined, title: context.title ?? undefined } : undefined,
+    resourceLink: link ? { id: link.id, title: link.title ?? undefined } : undefined,
+    platformFamily: claims[CLAIM.toolPlatform]?.product_family_code ?? undefined,
+    documentTarget: presentation?.document_target ?? undefined,
+    returnUrl: presentation?.return_url ?? undefined,
+    locale: presentation?.locale ?? undefined,
+    custom,
+    namesRolesUrl: claims[CLAIM.nrps]?.context_memberships_url,
+    placement: claims[CLAIM.canvasPlacement] ?? custom.placement,
+  };
+}

@@ -1,0 +1,60 @@
+// The ids sent to the proctoring service: pseudonymous for people, stable for exams and courses.
+// Changing a label or the encoding below changes every id already stored upstream: never do it.
+import { createHmac } from 'node:crypto';
+
+type Purpose = 'user_id' | 'exam_tag' | 'section_id';
+
+/**
+ * HMAC-SHA256 keyed by the installation's secret over a JSON array: the purpose label separates the
+ * kinds of id, and JSON quoting keeps ('a', 'bc') apart from ('ab', 'c'). JSON.stringify escapes lone
+ * surrogates, so two different strings never encode to the same bytes (UTF-8 would turn both '\uD800'
+ * and '\uFFFD' into EF BF BD).
+ */
+function digest(secret: string, purpose: Purpose, parts: readonly string[]): Buffer {
+  if (secret.length === 0) throw new RangeError('the pseudonym secret is empty');
+  return createHmac('sha256', secret).update(JSON.stringify([purpose, ...parts]), 'utf8').digest();
+}
+
+/**
+ * The user_id for (issuer, sub): 36 characters shaped like a UUID, version 8 (custom) with the RFC 9562
+ * variant, so it matches the Launch API's `^[a-zA-Z0-9-]*$` and its 36-character limit.
+ *
+ * Keyed, not a UUIDv5: Moodle's `sub` is the sequential numeric user id, so a UUIDv5 of (issuer, sub)
+ * could be recomputed by anyone for every user of a site, undoing the pseudonym.
+ */
+export function deriveUserId(secret: string, issuer: string, sub: string): string {
+  const bytes = digest(secret, 'user_id', [issuer, sub]).subarray(0, 16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The exam_tag of one resource link: `ex-` and 26 base32 characters (130 bits), never a reserved word. */
+export function deriveExamTag(secret: string, issuer: string, deploymentId: string, resourceLinkId: string): string {
+  return `ex-${base32(digest(secret, 'exam_tag', [issuer, deploymentId, resourceLinkId])).slice(0, 26)}`;
+}
+
+/** The section_id of one LTI context (course): `sec-` and 26 base32 characters. */
+export function deriveSectionId(secret: string, issuer: string, deploymentId: string, contextId: string): string {
+  return `sec-${base32(digest(secret, 'section_id', [issuer, deploymentId, contextId])).slice(0, 26)}`;
+}
+
+const BASE32_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** RFC 4648 base32, lower case, without padding. */
+function base32(bytes: Uint8Array): string {
+  let out = '';
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = ((buffer << 8) | byte) & 0xffff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += BASE32_ALPHABET[(buffer >> bits) & 31];
+    }
+  }
+  if (bits > 0) out += BASE32_ALPHABET[(buffer << (5 - bits)) & 31];
+  return out;
+}

@@ -1,0 +1,48 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Queryable } from '../db/types.js';
+
+/**
+ * Admin-issued, single-use, expiring links that allow one LTI Dynamic Registration. Only a hash of
+ * the token is stored, so a database dump does not hand out registration rights.
+ */
+export interface RegistrationLinks {
+  issue(ttlSeconds: number): Promise<{ token: string; expiresAt: Date }>;
+  /** 'ok' when the token may be used now (it is not consumed by this call). */
+  check(token: string): Promise<'ok' | 'unknown' | 'expired' | 'used'>;
+  /** Consumes the token atomically; false when it was used or expired meanwhile. */
+  consume(token: string, registered: { issuer: string; clientId: string }): Promise<boolean>;
+}
+
+const hash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export function createRegistrationLinks(db: Queryable): RegistrationLinks {
+  return {
+    async issue(ttlSeconds) {
+      const token = randomBytes(24).toString('base64url');
+      const result = await db.query<{ expires_at: Date }>(
+        'INSERT INTO registration_links (token_hash, expires_at) VALUES ($1, now() + make_interval(secs => $2)) RETURNING expires_at',
+        [hash(token), ttlSeconds],
+      );
+      return { token, expiresAt: new Date(result.rows[0]?.expires_at ?? Date.now()) };
+    },
+    async check(token) {
+      const result = await db.query<{ used: boolean; expired: boolean }>(
+        'SELECT used_at IS NOT NULL AS used, expires_at <= now() AS expired FROM registration_links WHERE token_hash = $1',
+        [hash(token)],
+      );
+      const row = result.rows[0];
+      if (!row) return 'unknown';
+      if (row.used) return 'used';
+      if (row.expired) return 'expired';
+      return 'ok';
+    },
+    async consume(token, registered) {
+      const result = await db.query(
+        `UPDATE registration_links SET used_at = now(), issuer = $2, client_id = $3
+          WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
+        [hash(token), registered.issuer, registered.clientId],
+      );
+      return result.rowCount === 1;
+    },
+  };
+}

@@ -1,0 +1,188 @@
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { LtijsPlatformAuthConfig } from 'ltijs';
+import { CLAIM, launchClaimsSchema, type LaunchClaims } from './claims.js';
+import type { DeploymentStore } from './deployments.js';
+import { LtiRefusal } from './errors.js';
+import type { LoginStateStore } from './login-states.js';
+import type { PlatformKeys } from './platform-keys.js';
+
+export interface KnownPlatform {
+  clientId: string;
+  platformId: string;
+  active: boolean;
+  authConfig: LtijsPlatformAuthConfig;
+}
+
+export interface TokenValidatorDeps {
+  findPlatform(issuer: string, clientId: string): Promise<KnownPlatform | undefined>;
+  keys: PlatformKeys;
+  loginStates: LoginStateStore;
+  deployments: DeploymentStore;
+  publicUrl: URL;
+  clockSkewSeconds: number;
+  /** How long after the login request the id_token may arrive. */
+  loginMaxAgeSeconds: number;
+  now?: () => number;
+}
+
+export interface ValidatedLaunch {
+  /** The whole verified payload, as ltijs expects it back (plus clientId and platformId). */
+  payload: JWTPayload & Record<string, unknown>;
+  claims: LaunchClaims;
+  clientId: string;
+  platformId: string;
+}
+
+/**
+ * Every check of the LTI 1.3 security framework on an id_token, as small named steps run in order,
+ * each refusing with its own code. It replaces ltijs's validation, which skips several of them
+ * (nonce never stored, deployment not checked, iat in the future accepted, JWKS fetched on every launch).
+ */
+export function createTokenValidator(deps: TokenValidatorDeps) {
+  const nowSeconds = () => Math.floor((deps.now?.() ?? Date.now()) / 1000);
+
+  function decode(idToken: string): { payload: JWTPayload; alg?: string } {
+    try {
+      return { payload: decodeJwt(idToken), alg: decodeProtectedHeader(idToken).alg };
+    } catch {
+      throw new LtiRefusal('invalid_token', 'the id_token is not a readable JWT');
+    }
+  }
+
+  function checkIssuerMatchesLogin(payload: JWTPayload, cookieIssuer: string | undefined) {
+    if (!cookieIssuer) throw new LtiRefusal('missing_validation_cookie', 'no state cookie came back with the launch');
+    if (payload.iss !== cookieIssuer) throw new LtiRefusal('issuer_mismatch', `login was for ${cookieIssuer}, token is from ${String(payload.iss)}`);
+  }
+
+  async function findPlatform(payload: JWTPayload): Promise<KnownPlatform> {
+    const issuer = payload.iss;
+    if (!issuer) throw new LtiRefusal('invalid_token', 'the id_token has no iss');
+    const audiences = Array.isArray(payload.aud) ? payload.aud : payload.aud ? [payload.aud] : [];
+    for (const audience of audiences) {
+      const platform = await deps.findPlatform(issuer, audience);
+      if (platform) {
+        if (!platform.active) throw new LtiRefusal('inactive_platform', `platform ${issuer} (client ${audience}) is not activated`);
+        return platform;
+      }
+    }
+    throw new LtiRefusal('unregistered_platform', `no platform registered for issuer ${issuer} and client ids ${audiences.join(', ')}`);
+  }
+
+  async function verifySignature(idToken: string, platform: KnownPlatform, issuer: string, alg: string | undefined) {
+    if (alg !== 'RS256' && alg !== 'RS384' && alg !== 'RS512') {
+      throw new LtiRefusal('bad_signature', `unsupported signing algorithm ${String(alg)}`);
+    }
+    try {
+      const { payload } = await jwtVerify(idToken, deps.keys.resolver(platform.authConfig), {
+        issuer,
+        audience: platform.clientId,
+        algorithms: ['RS256', 'RS384', 'RS512'],
+        clockTolerance: deps.clockSkewSeconds,
+        currentDate: new Date(nowSeconds() * 1000),
+        requiredClaims: ['exp', 'iat', 'nonce', 'sub'],
+      });
+      return payload;
+    } catch (error) {
+      throw refusalFromJose(error);
+    }
+  }
+
+  function checkIssuedAt(payload: JWTPayload) {
+    if (typeof payload.iat !== 'number') throw new LtiRefusal('invalid_token', 'the id_token has no iat');
+    if (payload.iat > nowSeconds() + deps.clockSkewSeconds) {
+      throw new LtiRefusal('token_from_future', `iat is ${payload.iat - nowSeconds()} s in the future`);
+    }
+  }
+
+  function checkAuthorizedParty(payload: JWTPayload, clientId: string) {
+    const azp = payload.azp;
+    const multipleAudiences = Array.isArray(payload.aud) && payload.aud.length > 1;
+    if (multipleAudiences && azp === undefined) throw new LtiRefusal('audience_mismatch', 'several audiences and no azp');
+    if (azp !== undefined && azp !== clientId) throw new LtiRefusal('audience_mismatch', `azp ${String(azp)} is not this tool`);
+  }
+
+  function readClaims(payload: JWTPayload): LaunchClaims {
+    const messageType = payload[CLAIM.messageType];
+    if (messageType !== 'LtiResourceLinkRequest' && messageType !== 'LtiDeepLinkingRequest') {
+      throw new LtiRefusal('unsupported_message', `message type ${String(messageType)}`);
+    }
+    const parsed = launchClaimsSchema.safeParse(payload);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new LtiRefusal('missing_claim', `${first?.path.join('.') ?? 'claims'}: ${first?.message ?? 'invalid'}`);
+    }
+    return parsed.data;
+  }
+
+  async function checkDeployment(claims: LaunchClaims, clientId: string) {
+    const deploymentId = claims[CLAIM.deploymentId];
+    if (!(await deps.deployments.has(claims.iss, clientId, deploymentId))) {
+      throw new LtiRefusal('unknown_deployment', `deployment ${deploymentId} of ${claims.iss} (client ${clientId}) is not registered`);
+    }
+  }
+
+  function checkTargetLinkUri(claims: LaunchClaims) {
+    const target = claims[CLAIM.targetLinkUri];
+    if (target === undefined) return;
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new LtiRefusal('wrong_target', 'target_link_uri is not a URL');
+    }
+    if (url.origin !== deps.publicUrl.origin) throw new LtiRefusal('wrong_target', `target_link_uri points at ${url.origin}`);
+  }
+
+  async function consumeNonce(state: string | undefined, payload: JWTPayload) {
+    const nonce = payload.nonce;
+    if (!state || typeof nonce !== 'string') throw new LtiRefusal('nonce_invalid', 'state or nonce missing');
+    const outcome = await deps.loginStates.consume(state, nonce, payload as Record<string, unknown>, deps.loginMaxAgeSeconds);
+    if (outcome !== 'ok') {
+      const detail = {
+        unknown: 'no login was started with this state',
+        replayed: 'this state and nonce were already used',
+        mismatch: 'the nonce is not the one issued with this state',
+        expired: 'the login request is too old',
+      }[outcome];
+      throw new LtiRefusal('nonce_invalid', detail);
+    }
+  }
+
+  return async function validate(idToken: string, context: { state?: string; cookieIssuer?: string }): Promise<ValidatedLaunch> {
+    const { payload: unverified, alg } = decode(idToken);
+    checkIssuerMatchesLogin(unverified, context.cookieIssuer);
+    const platform = await findPlatform(unverified);
+    const payload = await verifySignature(idToken, platform, unverified.iss as string, alg);
+    checkIssuedAt(payload);
+    checkAuthorizedParty(payload, platform.clientId);
+    const claims = readClaims(payload);
+    await checkDeployment(claims, platform.clientId);
+    checkTargetLinkUri(claims);
+    await consumeNonce(context.state, payload);
+    return { payload: payload as ValidatedLaunch['payload'], claims, clientId: platform.clientId, platformId: platform.platformId };
+  };
+}
+
+export type TokenValidator = ReturnType<typeof createTokenValidator>;
+
+function refusalFromJose(error: unknown): LtiRefusal {
+  if (error instanceof LtiRefusal) return error;
+  if (error instanceof joseErrors.JWTExpired) return new LtiRefusal('token_expired', 'exp is in the past');
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return new LtiRefusal('audience_mismatch', 'aud does not name this tool');
+    if (error.claim === 'iss') return new LtiRefusal('issuer_mismatch', 'iss does not match the platform');
+    if (error.claim === 'iat' && error.reason === 'check_failed') return new LtiRefusal('token_from_future', 'iat is in the future');
+    return new LtiRefusal('missing_claim', `${error.claim}: ${error.reason}`);
+  }
+  if (error instanceof joseErrors.JWKSTimeout) return new LtiRefusal('key_unavailable', 'the platform key set did not answer in time');
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return new LtiRefusal('bad_signature', 'no key of the platform matches the token kid');
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return new LtiRefusal('bad_signature', 'signature does not verify');
+  if (error instanceof joseErrors.JWKSInvalid || error instanceof joseErrors.JWKSMultipleMatchingKeys) {
+    return new LtiRefusal('key_unavailable', 'the platform key set is invalid');
+  }
+  if (error instanceof joseErrors.JOSEError) return new LtiRefusal('invalid_token', error.code);
+  if (error instanceof Error && /fetch|ECONN|ENOTFOUND|network/i.test(`${error.message} ${String(error.cause)}`)) {
+    return new LtiRefusal('key_unavailable', `the platform key set could not be fetched: ${error.message}`);
+  }
+  return new LtiRefusal('invalid_token', error instanceof Error ? error.message : 'unreadable token');
+}

@@ -1,0 +1,393 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import ejs from 'ejs';
+import express, { type Request, type Response, type Router } from 'express';
+import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { z } from 'zod';
+import type { DemoCourse, DemoLink, DemoPerson, DemoUser } from './directory.js';
+import {
+  CLAIM,
+  FLAVOR_NAMES,
+  FLAVORS,
+  LAUNCH_KINDS,
+  NRPS_SCOPE,
+  PRESENTATIONS,
+  type DemoFlavor,
+  type LaunchClaimsInput,
+  type Presentation,
+} from './flavors.js';
+import type { MessageHints, PendingLaunch } from './hints.js';
+import { MembershipQueryError, membershipPage, NRPS_MEDIA_TYPE } from './nrps.js';
+import { OAuthError, type OAuthServer } from './oauth.js';
+
+export interface LoginInitiation {
+  /** The tool's login initiation URL. */
+  url: string;
+  /** The fields Moodle posts there (Canvas adds two of its own). */
+  params: Record<string, string>;
+}
+
+/** What the routes need from createDemoLms. */
+export interface DemoLmsContext {
+  issuer: string;
+  clientId: string;
+  deploymentId: string;
+  defaultFlavor: DemoFlavor;
+  course: DemoCourse;
+  users: readonly DemoUser[];
+  members: () => readonly DemoPerson[];
+  tool: { loginUrl: string; launchUrl: string; jwksUrl: string; deepLinkingUrl?: string };
+  redirectUris: readonly string[];
+  urls: { auth: string; token: string; jwks: string; deepLinkReturn: string; nrps(contextId: string): string };
+  publicJwks: () => { keys: object[] };
+  hints: MessageHints;
+  oauth: OAuthServer;
+  toolKeys: () => JWTVerifyGetKey;
+  now: () => number;
+  tokenContentType: 'json' | 'html';
+  nrpsPageSize?: number;
+  viewsDir: string;
+  publicDir: string;
+  initiateLogin(launch: PendingLaunch): Promise<LoginInitiation>;
+  buildLaunchClaims(input: LaunchClaimsInput): JWTPayload;
+  signIdToken(claims: JWTPayload): Promise<string>;
+}
+
+const launchForm = z.object({
+  // The course page's buttons send "kind:user:link" in one field; scripts may send the parts.
+  launch: z.string().max(300).optional(),
+  user: z.string().max(50).optional(),
+  kind: z.enum(LAUNCH_KINDS as [string, ...string[]]).optional(),
+  link: z.string().max(200).optional(),
+  flavor: z.enum(FLAVOR_NAMES as [DemoFlavor, ...DemoFlavor[]]).optional(),
+  presentation: z.enum(PRESENTATIONS as [Presentation, ...Presentation[]]).optional(),
+});
+
+type FormSource = Record<string, unknown>;
+
+function text(source: FormSource, name: string): string | undefined {
+  const value = source[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function textFields(source: FormSource): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(source)) if (typeof value === 'string') out[key] = value;
+  return out;
+}
+
+export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
+  const router = express.Router();
+  const form = express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 100 });
+
+  async function render(res: Response, status: number, view: string, data: Record<string, unknown>): Promise<void> {
+    const base = res.req.baseUrl;
+    const html = await ejs.renderFile(join(ctx.viewsDir, `${view}.ejs`), {
+      base,
+      asset: (file: string) => `${base}/assets/${file}`,
+      course: ctx.course,
+      ...data,
+    });
+    res.status(status).type('html').send(html);
+  }
+
+  function renderError(res: Response, status: number, title: string, message: string): Promise<void> {
+    res.set('Cache-Control', 'no-store');
+    return render(res, status, 'error', { title, message });
+  }
+
+  function returnMessages(query: FormSource): string[] {
+    const notes: string[] = [];
+    if (text(query, 'from') === 'tool') notes.push('You are back from the tool.');
+    const added = Number(text(query, 'added') ?? 0);
+    if (added > 0) notes.push(`Deep linking added ${added} link${added === 1 ? '' : 's'} to the course.`);
+    return notes;
+  }
+
+  router.use('/assets', express.static(ctx.publicDir, { index: false, maxAge: '1h', fallthrough: false }));
+
+  router.get('/', async (req, res) => {
+    const flavorParam = text(req.query, 'flavor');
+    const flavor = FLAVOR_NAMES.find((name) => name === flavorParam) ?? ctx.defaultFlavor;
+    const presentation = text(req.query, 'presentation') === 'window' ? 'window' : 'iframe';
+    await render(res, 200, 'course', {
+      title: ctx.course.title,
+      flavor,
+      flavors: FLAVOR_NAMES.map((name) => ({ name, label: FLAVORS[name].label })),
+      presentation,
+      users: ctx.users,
+      notes: returnMessages(req.query),
+      ltiMessage: text(req.query, 'lti_msg'),
+      ltiError: text(req.query, 'lti_errormsg'),
+      registration: {
+        issuer: ctx.issuer,
+        clientId: ctx.clientId,
+        deploymentId: ctx.deploymentId,
+        authUrl: ctx.urls.auth,
+        tokenUrl: ctx.urls.token,
+        jwksUrl: ctx.urls.jwks,
+        nrpsUrl: ctx.urls.nrps(ctx.course.id),
+      },
+      tool: ctx.tool,
+    });
+  });
+
+  /** Turns the course page's launch form into the launch it asks for, or a reason to refuse. */
+  function pendingLaunch(source: FormSource): PendingLaunch | string {
+    const parsed = launchForm.safeParse(textFields(source));
+    if (!parsed.success) return 'The launch form is not valid.';
+    let { user: userKey, kind, link } = parsed.data;
+    if (parsed.data.launch) {
+      const [k, u, ...rest] = parsed.data.launch.split(':');
+      kind = k;
+      userKey = u;
+      link = rest.join(':') || undefined;
+    }
+    const launchKind = LAUNCH_KINDS.find((name) => name === (kind ?? 'resource'));
+    if (!launchKind) return 'Unknown kind of launch.';
+    const user = ctx.users.find((candidate) => candidate.key === userKey);
+    if (!user) return 'Choose who launches the tool.';
+    let linkId: string | undefined;
+    if (launchKind === 'resource') {
+      const found = ctx.course.links.find((candidate) => candidate.id === (link ?? ctx.course.exam.id));
+      if (!found) return 'That link is not in this course.';
+      linkId = found.id;
+    }
+    return {
+      user: user.key,
+      userId: user.id,
+      flavor: parsed.data.flavor ?? ctx.defaultFlavor,
+      kind: launchKind,
+      linkId,
+      presentation: parsed.data.presentation ?? 'iframe',
+    };
+  }
+
+  // A GET variant for tests and scripts: the OIDC login initiation as a redirect.
+  router.get('/launch', async (req, res) => {
+    const launch = pendingLaunch(req.query);
+    if (typeof launch === 'string') return renderError(res, 400, 'Cannot launch', launch);
+    const login = await ctx.initiateLogin(launch);
+    const url = new URL(login.url);
+    for (const [name, value] of Object.entries(login.params)) url.searchParams.set(name, value);
+    res.set('Cache-Control', 'no-store').redirect(302, url.href);
+  });
+
+  // As Moodle does: an auto-submitting POST form to the tool's login initiation URL.
+  router.post('/launch', form, async (req, res) => {
+    const launch = pendingLaunch((req.body ?? {}) as FormSource);
+    if (typeof launch === 'string') return renderError(res, 400, 'Cannot launch', launch);
+    const login = await ctx.initiateLogin(launch);
+    res.set('Cache-Control', 'no-store');
+    const link = launch.linkId ? ctx.course.links.find((candidate) => candidate.id === launch.linkId) : undefined;
+    const post = { action: login.url, method: 'post', fields: login.params };
+    if (launch.presentation === 'iframe') {
+      await render(res, 200, 'embed', {
+        title: link?.title ?? (launch.kind === 'deep-linking' ? 'Add content' : ctx.course.title),
+        flavor: launch.flavor,
+        presentation: launch.presentation,
+        form: { ...post, target: 'demo-lms-tool' },
+      });
+      return;
+    }
+    await render(res, 200, 'autopost', {
+      title: 'Opening the tool…',
+      message: `Signing in to the tool as ${ctx.users.find((u) => u.key === launch.user)?.name ?? ''}.`,
+      button: 'Continue to the tool',
+      form: post,
+    });
+  });
+
+  /**
+   * The OIDC authorization endpoint (LTI 1.3 core §5.1.1.2). Like Moodle, every refusal is an HTML
+   * page (status 400): the platform never redirects to a redirect_uri it has not validated.
+   */
+  async function authorize(req: Request, res: Response): Promise<void> {
+    const source: FormSource = { ...(req.query as FormSource), ...((req.body ?? {}) as FormSource) };
+    const param = (name: string): string | undefined => text(source, name);
+    const refuse = (message: string): Promise<void> => renderError(res, 400, 'The tool could not be opened', message);
+
+    if (param('response_type') !== 'id_token') return refuse('response_type must be id_token.');
+    if (param('scope') !== 'openid') return refuse('scope must be openid.');
+    if (param('response_mode') !== 'form_post') return refuse('response_mode must be form_post.');
+    if (param('prompt') !== 'none') return refuse('prompt must be none.');
+    if (param('client_id') !== ctx.clientId) return refuse('Unknown client_id.');
+    const redirectUri = param('redirect_uri');
+    if (!redirectUri || !ctx.redirectUris.includes(redirectUri)) return refuse('redirect_uri is not registered for this tool.');
+    const nonce = param('nonce');
+    if (!nonce || nonce.length > 512) return refuse('nonce is missing.');
+    const loginHint = param('login_hint');
+    if (!loginHint) return refuse('login_hint is missing.');
+
+    const hint = await ctx.hints.consume(param('lti_message_hint'));
+    if (!hint.ok) {
+      const why: Record<typeof hint.reason, string> = {
+        missing: 'lti_message_hint is missing.',
+        malformed: 'lti_message_hint is not one this platform issued.',
+        'unknown-or-used': 'This launch was already used or is unknown: go back to the course and click the link again.',
+        expired: 'This launch has expired: go back to the course and click the link again.',
+      };
+      return refuse(why[hint.reason]);
+    }
+    const launch = hint.launch;
+    if (launch.userId !== loginHint) return refuse('login_hint does not match the user who started the launch.');
+
+    const claims = ctx.buildLaunchClaims({
+      flavor: launch.flavor,
+      user: launch.user,
+      kind: launch.kind,
+      linkId: launch.linkId,
+      presentation: launch.presentation,
+      nonce,
+      now: ctx.now(),
+    });
+    const fields: Record<string, string> = { id_token: await ctx.signIdToken(claims) };
+    const state = param('state');
+    if (state !== undefined) fields.state = state;
+    res.set('Cache-Control', 'no-store');
+    await render(res, 200, 'autopost', {
+      title: 'Opening the tool…',
+      message: 'Sending your launch to the tool.',
+      button: 'Continue to the tool',
+      form: { action: redirectUri, method: 'post', fields },
+    });
+  }
+  router.get('/auth', authorize);
+  router.post('/auth', form, authorize);
+
+  router.get('/jwks', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').json(ctx.publicJwks());
+  });
+
+  router.post('/token', form, async (req, res) => {
+    res.set('Cache-Control', 'no-store');
+    // Moodle answers JSON labelled text/html; clients must parse the body regardless.
+    const contentType = ctx.tokenContentType === 'html' ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8';
+    try {
+      const grant = await ctx.oauth.grant(textFields((req.body ?? {}) as FormSource));
+      res.status(200).type(contentType).send(JSON.stringify(grant));
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      res.status(error.status).type(contentType).send(JSON.stringify({ error: error.error, error_description: error.description }));
+    }
+  });
+
+  router.get('/nrps/:contextId', (req, res) => {
+    const authorization = req.get('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    const scopes = match?.[1] ? ctx.oauth.scopesOf(match[1]) : undefined;
+    if (!scopes) {
+      res.status(401).set('WWW-Authenticate', 'Bearer error="invalid_token"').json({ error: 'invalid_token' });
+      return;
+    }
+    if (!scopes.has(NRPS_SCOPE)) {
+      res.status(403).set('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${NRPS_SCOPE}"`).json({ error: 'insufficient_scope' });
+      return;
+    }
+    if (req.params.contextId !== ctx.course.id) {
+      res.status(404).json({ error: 'not_found', error_description: 'No such context' });
+      return;
+    }
+    try {
+      const page = membershipPage({
+        flavor: ctx.defaultFlavor,
+        issuer: ctx.issuer,
+        course: ctx.course,
+        people: ctx.members(),
+        pageUrl: (query) => {
+          const qs = query.toString();
+          return `${ctx.urls.nrps(ctx.course.id)}${qs ? `?${qs}` : ''}`;
+        },
+        query: { limit: text(req.query, 'limit'), from: text(req.query, 'from'), role: text(req.query, 'role'), rlid: text(req.query, 'rlid') },
+        defaultLimit: ctx.nrpsPageSize,
+      });
+      if (page.next) res.set('Link', `<${page.next}>; rel="next"`);
+      res.status(200).type(NRPS_MEDIA_TYPE).send(JSON.stringify(page.body));
+    } catch (error) {
+      if (!(error instanceof MembershipQueryError)) throw error;
+      res.status(400).json({ error: 'invalid_request', error_description: error.message });
+    }
+  });
+
+  // The deep-linking response (LTI Deep Linking 2.0 §4.2): the tool posts its signed JWT as the field `JWT`.
+  router.post('/deep-linking/return', form, async (req, res) => {
+    const token = text((req.body ?? {}) as FormSource, 'JWT');
+    if (!token) return renderError(res, 400, 'Nothing was added', 'The tool sent no JWT.');
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, ctx.toolKeys(), {
+        issuer: ctx.clientId,
+        audience: ctx.issuer,
+        algorithms: ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'],
+        requiredClaims: ['exp', 'iat', 'nonce'],
+        currentDate: new Date(ctx.now()),
+        clockTolerance: 5,
+      }));
+    } catch (error) {
+      return renderError(res, 400, 'Nothing was added', `The tool's response could not be verified: ${(error as Error).message}`);
+    }
+    if (payload[CLAIM.messageType] !== 'LtiDeepLinkingResponse') return renderError(res, 400, 'Nothing was added', 'Wrong message type.');
+    if (payload[CLAIM.version] !== '1.3.0') return renderError(res, 400, 'Nothing was added', 'Wrong LTI version.');
+    if (payload[CLAIM.deploymentId] !== ctx.deploymentId) return renderError(res, 400, 'Nothing was added', 'Unknown deployment_id.');
+    if (!ctx.oauth.remember(`dl-nonce:${String(payload.nonce)}`, ((payload.exp ?? 0) + 5) * 1000)) {
+      return renderError(res, 400, 'Nothing was added', 'This response was already used.');
+    }
+    const errorMessage = payload['https://purl.imsglobal.org/spec/lti-dl/claim/errormsg'];
+    const items = Array.isArray(payload[CLAIM.contentItems]) ? (payload[CLAIM.contentItems] as unknown[]) : [];
+    const added: DemoLink[] = [];
+    for (const item of items) {
+      if (typeof item !== 'object' || item === null || (item as { type?: unknown }).type !== 'ltiResourceLink') continue;
+      const raw = item as { title?: unknown; text?: unknown; url?: unknown; custom?: unknown };
+      const custom: Record<string, string> = {};
+      if (typeof raw.custom === 'object' && raw.custom !== null) {
+        for (const [key, value] of Object.entries(raw.custom)) if (['string', 'number', 'boolean'].includes(typeof value)) custom[key] = String(value);
+      }
+      added.push({
+        id: `link-${randomBytes(6).toString('hex')}`,
+        title: typeof raw.title === 'string' && raw.title.trim() ? raw.title.trim().slice(0, 200) : 'Proctored exam',
+        text: typeof raw.text === 'string' ? raw.text.slice(0, 1000) : undefined,
+        url: typeof raw.url === 'string' && /^https?:\/\//.test(raw.url) ? raw.url : undefined,
+        custom,
+      });
+    }
+    ctx.course.links.push(...added);
+    const back = new URL(`${ctx.issuer}/`);
+    back.searchParams.set('added', String(added.length));
+    if (typeof errorMessage === 'string') back.searchParams.set('lti_errormsg', errorMessage.slice(0, 300));
+    res.redirect(303, back.href);
+  });
+
+  // A small quiz standing in for the LMS quiz the exam guards: start page, attempt, review. The sandbox
+  // configures the exam's launch_url and exam_start/take/end patterns on these URLs.
+  router.get('/quiz/:linkId', async (req, res) => {
+    const link = ctx.course.links.find((candidate) => candidate.id === req.params.linkId);
+    if (!link) return renderError(res, 404, 'Not found', 'There is no such quiz in this course.');
+    await render(res, 200, 'quiz', { title: link.title, link, stage: 'start' });
+  });
+  router.get('/quiz/:linkId/attempt', async (req, res) => {
+    const link = ctx.course.links.find((candidate) => candidate.id === req.params.linkId);
+    if (!link) return renderError(res, 404, 'Not found', 'There is no such quiz in this course.');
+    await render(res, 200, 'quiz', { title: link.title, link, stage: 'attempt', questions: QUIZ });
+  });
+  router.post('/quiz/:linkId/attempt', form, async (req, res) => {
+    const link = ctx.course.links.find((candidate) => candidate.id === req.params.linkId);
+    if (!link) return renderError(res, 404, 'Not found', 'There is no such quiz in this course.');
+    const answers = (req.body ?? {}) as FormSource;
+    const score = QUIZ.filter((question, index) => text(answers, `q${index}`) === question.answer).length;
+    res.redirect(303, `${res.req.baseUrl}/quiz/${encodeURIComponent(link.id)}/review?score=${score}`);
+  });
+  router.get('/quiz/:linkId/review', async (req, res) => {
+    const link = ctx.course.links.find((candidate) => candidate.id === req.params.linkId);
+    if (!link) return renderError(res, 404, 'Not found', 'There is no such quiz in this course.');
+    const score = Math.min(Number(text(req.query, 'score') ?? 0) || 0, QUIZ.length);
+    await render(res, 200, 'quiz', { title: link.title, link, stage: 'review', score, total: QUIZ.length });
+  });
+
+  return router;
+}
+
+const QUIZ: ReadonlyArray<{ question: string; options: string[]; answer: string }> = [
+  { question: 'The median of 2, 3, 7, 8, 10 is…', options: ['3', '7', '6'], answer: '7' },
+  { question: 'A p-value of 0.03 at α = 0.05 means…', options: ['reject H₀', 'accept H₀', 'nothing'], answer: 'reject H₀' },
+  { question: 'The standard deviation is the square root of…', options: ['the mean', 'the variance', 'the range'], answer: 'the variance' },
+];

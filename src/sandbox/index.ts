@@ -1,0 +1,114 @@
+import express, { type Router } from 'express';
+import type { ExamStore } from '../exams/store.js';
+import type { Logger } from '../logger.js';
+import { LTI_ROUTES, type LtiAdapter } from '../lti/provider.js';
+import { createDemoLms, type DemoLms } from './demo-lms/index.js';
+import { createEmulator } from './emulator/index.js';
+
+/** The sandbox's own proctoring account: its key is public on purpose; it works only against the emulator. */
+export const SANDBOX_ACCOUNT = { consumerKey: 'sandbox-consumer', secret: 'sandbox-secret', region: 'US', active: true } as const;
+
+export interface Sandbox {
+  router: Router;
+  proctoringBaseUrl: string;
+  credentials: { consumerKey: string; secret: string };
+  emulator: ReturnType<typeof createEmulator>;
+  demoLms: DemoLms;
+}
+
+/**
+ * Sandbox mode (no proctoring credentials, not production): the Launch API emulator and a demo LMS,
+ * registered with the tool at start-up, with its demo exam configured, so every flow can be clicked
+ * through with one command.
+ */
+export async function createSandbox(deps: { baseUrl: string; lti: LtiAdapter; exams: ExamStore; logger: Logger }): Promise<Sandbox> {
+  const proctoringBaseUrl = `${deps.baseUrl}/sandbox/proctoring`;
+  const emulator = createEmulator({
+    publicBaseUrl: proctoringBaseUrl,
+    accounts: [{ consumerKey: SANDBOX_ACCOUNT.consumerKey, secret: SANDBOX_ACCOUNT.secret, region: SANDBOX_ACCOUNT.region, active: true }],
+    region: SANDBOX_ACCOUNT.region,
+  });
+  const demoLms = await createDemoLms({
+    issuer: `${deps.baseUrl}/sandbox/lms`,
+    tool: {
+      loginUrl: `${deps.baseUrl}${LTI_ROUTES.login}`,
+      launchUrl: `${deps.baseUrl}${LTI_ROUTES.launch}`,
+      jwksUrl: `${deps.baseUrl}${LTI_ROUTES.keys}`,
+    },
+  });
+  const registration = demoLms.registration;
+  await deps.lti.platforms.register({
+    issuer: registration.issuer,
+    clientId: registration.clientId,
+    name: 'Demo LMS (sandbox)',
+    authUrl: registration.authUrl,
+    tokenUrl: registration.tokenUrl,
+    key: { jwksUrl: registration.jwksUrl },
+    deploymentIds: registration.deploymentIds,
+  });
+  await seedDemoExam(deps, demoLms);
+
+  const router = express.Router();
+  router.use('/proctoring', emulator.router);
+  router.use('/lms', demoLms.router);
+  deps.logger.info({ course: `${deps.baseUrl}/sandbox/lms/` }, 'sandbox mode: demo LMS and Launch API emulator ready');
+  return { router, proctoringBaseUrl, credentials: { consumerKey: SANDBOX_ACCOUNT.consumerKey, secret: SANDBOX_ACCOUNT.secret }, emulator, demoLms };
+}
+
+/** The demo course's exam, configured like a Moodle quiz on the demo LMS, unless someone changed it. */
+async function seedDemoExam(deps: { exams: ExamStore }, demoLms: DemoLms): Promise<void> {
+  const { registration, course } = demoLms;
+  const deploymentId = registration.deploymentIds[0];
+  if (!deploymentId) return;
+  const exam = await deps.exams.ensure(
+    {
+      issuer: registration.issuer,
+      clientId: registration.clientId,
+      deploymentId,
+      contextId: course.id,
+      resourceLinkId: course.exam.id,
+    },
+    course.exam.title,
+  );
+  if (exam.settings) return;
+  const quizUrl = `${registration.issuer}/quiz/${encodeURIComponent(course.exam.id)}`;
+  const escaped = quizUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  await deps.exams.saveSettings(exam.id, {
+    launch_url: quizUrl,
+    exam_start: `^${escaped}([?#].*)?$`,
+    exam_take: `^${escaped}/attempt.*`,
+    exam_end: `^${escaped}/review.*`,
+    exam_settings: {
+      record_video: true,
+      record_audio: true,
+      record_screen: true,
+      record_web_traffic: false,
+      record_desk: 2,
+      verify_video: true,
+      verify_audio: true,
+      verify_desktop: true,
+      verify_id: 1,
+      verify_signature: true,
+      full_screen: 0,
+      disable_clipboard: true,
+      tabs: 1,
+      close_tabs: true,
+      one_screen: true,
+      disable_printing: true,
+      block_downloads: true,
+      clear_cache: false,
+      disable_right_click: true,
+      calculator: 0,
+      whiteboard: false,
+      disable_extensions: false,
+      live_proctor: false,
+      mobile: false,
+      advanced_program_detection: false,
+      advanced_hardware_detection: false,
+      advanced_vm_detection: false,
+      allowed_macos_apps: [],
+      allowed_windows_apps: [],
+      strict_apps_validation: 0,
+    },
+  });
+}
