@@ -203,5 +203,5 @@ export function loadConfig(env: Env): Config {
 
 /** The URL of a path on the tool, e.g. `toolUrl(config, '/lti/launch')`. */
 export function toolUrl(config: Pick<Config, 'publicUrl'>, path: string): string {
-  return `${config.publicUrl.origin}${config.publicUrl.pathname}${path}`;
+  return `${config.publicUrl.origin}${config.publicUrl.pathname.replace(/\/+$/, '')}${path}`;
 }
