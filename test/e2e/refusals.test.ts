@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { generateKeyPair, SignJWT } from 'jose';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { authorize, postIdToken } from '../helpers/lti-flow.js';
+
+/**
+ * The 1EdTech security checks on the id_token, one test per bad case: each is refused with a clear page
+ * and the proctoring service is never called.
+ */
+describe('forged, replayed and unknown launches are refused', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  const upstreamCalls = () => app.tool.sandbox?.emulator.received.length ?? 0;
+  const now = () => Math.floor(Date.now() / 1000);
+
+  async function refusedWith(mutate: (claims: Record<string, unknown>) => Record<string, unknown>, expected: RegExp, sign?: (claims: Record<string, unknown>) => Promise<string>) {
+    const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    const claims = mutate({ ...auth.claims });
+    const token = sign ? await sign(claims) : await app.tool.sandbox!.demoLms.signIdToken(claims);
+    const calls = upstreamCalls();
+    const response = await postIdToken(auth, token);
+    assert.ok(response.status === 400 || response.status === 401, `expected a refusal, got ${response.status}`);
+    assert.match(response.text, expected);
+    assert.match(response.text, /incident id/);
+    assert.equal(upstreamCalls(), calls, 'no upstream call');
+    return response;
+  }
+
+  it('an unknown issuer', async () => {
+    await refusedWith((c) => ({ ...c, iss: 'https://unknown-lms.example' }), /different LMS|not registered/);
+  });
+
+  it('a bad signature', async () => {
+    const { privateKey } = await generateKeyPair('RS256');
+    const kid = (app.tool.sandbox!.demoLms.jwks().keys[0]!.kid ?? '') as string;
+    await refusedWith((c) => c, /could not be verified/, (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey));
+  });
+
+  it('an expired token', async () => {
+    await refusedWith((c) => ({ ...c, iat: now() - 3600, exp: now() - 1800 }), /has expired/);
+  });
+
+  it('a token issued in the future', async () => {
+    await refusedWith((c) => ({ ...c, iat: now() + 600, exp: now() + 1200 }), /dated in the future/);
+  });
+
+  it('a nonce the tool never issued', async () => {
+    await refusedWith((c) => ({ ...c, nonce: 'not-a-nonce-we-issued' }), /already used or was not requested/);
+  });
+
+  it('an unknown deployment_id', async () => {
+    await refusedWith((c) => ({ ...c, 'https://purl.imsglobal.org/spec/lti/claim/deployment_id': 'deployment-nobody-registered' }), /deployment/);
+  });
+
+  it('a target_link_uri on another host', async () => {
+    await refusedWith((c) => ({ ...c, 'https://purl.imsglobal.org/spec/lti/claim/target_link_uri': 'https://evil.example/lti/launch' }), /another site/);
+  });
+
+  it('a replayed nonce (the same id_token posted twice)', async () => {
+    const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    const first = await postIdToken(auth, auth.idToken);
+    assert.equal(first.status, 302);
+    const calls = upstreamCalls();
+    const replay = await postIdToken(auth, auth.idToken);
+    assert.equal(replay.status, 401);
+    assert.doesNotMatch(replay.text, new RegExp(auth.idToken.slice(0, 40)), 'the token is never echoed');
+    assert.equal(upstreamCalls(), calls);
+  });
+
+  it('a launch without the state cookie (browser refused cookies) gets the cookie page', async () => {
+    const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    const { default: supertest } = await import('supertest');
+    const response = await supertest(app.baseUrl).post('/lti/launch').type('form').send({ id_token: auth.idToken, state: auth.state });
+    assert.equal(response.status, 401);
+    assert.match(response.text, /new window/);
+  });
+
+  it('a framed login first checks that cookies work, then continues', async () => {
+    const { default: supertest } = await import('supertest');
+    const login = await app.tool.sandbox!.demoLms.initiateLogin({ user: 'student' });
+    const framed = await supertest(app.baseUrl).post(new URL(login.url).pathname).set('Sec-Fetch-Dest', 'iframe').type('form').send(login.params);
+    assert.equal(framed.status, 200);
+    assert.match(framed.text, /name="lti_storage_check" value="done"/);
+    assert.match(framed.text, /Open in a new window/);
+  });
+
+  it('an expired LTI session (ltik) is refused', async () => {
+    const { default: supertest } = await import('supertest');
+    const old = await new SignJWT({ s: 'x', clientId: 'y' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now() - 10 * 86_400).sign(new TextEncoder().encode('k'));
+    const response = await supertest(app.baseUrl).get(`/lti/launch?ltik=${old}`);
+    assert.equal(response.status, 401);
+    assert.match(response.text, /session .*has ended/i);
+  });
+});
