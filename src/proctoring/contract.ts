@@ -154,8 +154,13 @@ function pagePattern(limits: { min: number; max: number }, allowPostMessage: boo
   );
 }
 
+// Not z.int(): its failure aborts the parent's refinements, and the prerequisites must still run.
+function integer() {
+  return z.number().refine(Number.isInteger, check('integer', { text: 'must be a whole number.' }));
+}
+
 function intRange(min: number, max: number) {
-  return z.int().refine((v) => v >= min && v <= max, check('range', { min, max }));
+  return integer().refine((v) => v >= min && v <= max, check('range', { min, max }));
 }
 
 const bool = z.boolean();
@@ -534,7 +539,7 @@ export const subscribeSchema = z.strictObject({
 });
 
 export const unsubscribeSchema = z.strictObject({
-  id: z.union([text(ASSUMED_LIMITS.webhookIdLength), z.int().refine((v) => v >= 0, check('range', { min: 0 }))]),
+  id: z.union([text(ASSUMED_LIMITS.webhookIdLength), integer().refine((v) => v >= 0, check('range', { min: 0 }))]),
 });
 
 export type Branding = z.infer<typeof brandingSchema>;
