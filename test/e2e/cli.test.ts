@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+
+/** The administrators' CLI as `npm run cli -- …` runs it, on its own embedded database. */
+describe('platform CLI', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'proctor-lti-cli-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PUBLIC_URL: 'https://proctor.example.edu' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+
+  it('adds, lists and removes a platform with several deployments', () => {
+    const added = cli(
+      'platform', 'add',
+      '--issuer', 'https://moodle.example.edu',
+      '--client-id', 'client-1',
+      '--auth-url', 'https://moodle.example.edu/mod/lti/auth.php',
+      '--token-url', 'https://moodle.example.edu/mod/lti/token.php',
+      '--jwks-url', 'https://moodle.example.edu/mod/lti/certs.php',
+      '--deployment-id', '1',
+      '--deployment-id', '2',
+    );
+    assert.equal(added.status, 0, added.stderr);
+    const listed = cli('platform', 'list', '--json');
+    assert.equal(listed.status, 0, listed.stderr);
+    const platforms = JSON.parse(listed.stdout) as Array<{ issuer: string; clientId: string; deploymentIds: string[]; keyMethod: string }>;
+    assert.equal(platforms.length, 1);
+    assert.deepEqual(platforms[0]!.deploymentIds, ['1', '2']);
+    assert.equal(platforms[0]!.keyMethod, 'JWK_SET');
+    const removed = cli('platform', 'remove', '--issuer', 'https://moodle.example.edu', '--client-id', 'client-1');
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.deepEqual(JSON.parse(cli('platform', 'list', '--json').stdout), []);
+  });
+
+  it('refuses a bad URL with a clear message', () => {
+    const result = cli('platform', 'add', '--issuer', 'not a url', '--client-id', 'c', '--auth-url', 'https://a/x', '--token-url', 'https://a/y', '--jwks-url', 'https://a/z', '--deployment-id', '1');
+    assert.notEqual(result.status, 0);
+    assert.match(result.stderr, /--issuer must be an absolute http\(s\) URL/);
+  });
+
+  it('prints a single-use registration link', () => {
+    const result = cli('platform', 'register-link', '--ttl', '3600');
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout.trim(), /^https:\/\/proctor\.example\.edu\/lti\/register\?link=[A-Za-z0-9_-]{20,}$/);
+  });
+});
