@@ -59,7 +59,8 @@ export async function createApp({ config, db, logger, encryptionKey }: AppDeps):
   const attempts = createAttemptStore(db);
   const refuse = renderRefusal(logger);
 
-  let launchHandler: ReturnType<typeof createLaunchService> | undefined;
+  // The launch service needs the proctoring client, which needs the sandbox, which needs the LTI adapter.
+  const launches: { service?: ReturnType<typeof createLaunchService> } = {};
   const lti = await createLtiAdapter({
     db,
     encryptionKey,
@@ -70,8 +71,8 @@ export async function createApp({ config, db, logger, encryptionKey }: AppDeps):
     logger,
     refuse,
     onLaunch: async (launch, req, res) => {
-      if (!launchHandler) throw new Error('launch service not ready');
-      await launchHandler.handle(launch, req, res);
+      if (!launches.service) throw new Error('launch service not ready');
+      await launches.service.handle(launch, req, res);
     },
   });
 
@@ -95,7 +96,7 @@ export async function createApp({ config, db, logger, encryptionKey }: AppDeps):
     timeoutMs: config.proctoring.timeoutMs,
     userAgent: USER_AGENT,
   });
-  launchHandler = createLaunchService({
+  launches.service = createLaunchService({
     exams,
     attempts,
     log: createLaunchLog(db),

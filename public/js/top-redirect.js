@@ -4,7 +4,7 @@
   if (!link) return;
   try {
     window.top.location.href = link.href;
-  } catch (e) {
+  } catch {
     // A sandboxed frame without top navigation: the visible link remains.
   }
 })();

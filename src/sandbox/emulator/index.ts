@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import express, { type Router } from 'express';
+import express from 'express';
 
 /** Emulator of the proctoring service's Launch API for sandbox mode and tests. */
 export interface EmulatorAccount {
