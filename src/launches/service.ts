@@ -113,7 +113,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
         if (target === 'candidate-launch') {
           endpoint = 'candidate';
           result = await candidate(launch, exam, decision);
-        } else if ((target === 'instructor-hub' || target === 'live-launch') && exam) {
+        } else if ((target === 'instructor-hub' || target === 'live-launch') && exam && decision.canReview) {
           endpoint = 'reviewer';
           result = await reviewer(launch, exam);
         } else {
