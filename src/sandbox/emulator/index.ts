@@ -1,71 +1,347 @@
-import { createHash, randomBytes } from 'node:crypto';
-import express from 'express';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import ejs from 'ejs';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { z } from 'zod';
+import {
+  LIMITS,
+  validateCandidateLaunch,
+  validateLaunchpad,
+  validateLiveLaunch,
+  validateReviewerLaunch,
+  validateSubscribe,
+  validateUnsubscribe,
+  type Violation,
+} from '../../proctoring/contract.js';
+import type { ProctoringOperation } from '../../proctoring/errors.js';
+import { createAuthenticator, type EmulatorAccount } from './accounts.js';
+import { BODY_SHAPES, createFaultControls, faultSchema, type BodyShape, type FaultControls } from './faults.js';
+import { candidateView, launchpadView, scriptJson, staffView } from './pages.js';
+import { createSessionStore, type Session } from './sessions.js';
+import { deliver, publicSubscription, subscriptionFrom, type DeliveryResult, type StoredSubscription } from './webhooks.js';
 
-/** Emulator of the proctoring service's Launch API for sandbox mode and tests. */
-export interface EmulatorAccount {
-  consumerKey: string;
-  secret: string;
-  apiKey?: string;
-  region: string;
-  active: boolean;
+export type { EmulatorAccount } from './accounts.js';
+export { BODY_SHAPES, type BodyShape, type Fault, type FaultControls } from './faults.js';
+export type { DeliveryResult, StoredSubscription } from './webhooks.js';
+
+/**
+ * Emulator of the proctoring service's Launch API (spec/launch-api.md) for sandbox mode and tests.
+ * It answers the seven endpoints under `/v2/…` with the contract's own validators, keeps the sessions
+ * behind the URLs it generates and shows them as pages, keeps webhook subscriptions and delivers
+ * signed sample notifications, and lets tests inject faults. Mount its router at `publicBaseUrl`.
+ */
+export interface EmulatorOptions {
+  /** Absolute URL at which the router is mounted, e.g. `http://localhost:3000/sandbox/proctoring`. */
+  publicBaseUrl: string;
+  accounts: EmulatorAccount[];
+  /** The region this emulated deployment serves; keys of other regions get 401 2155. Any when omitted. */
+  region?: string;
 }
 
 export interface ReceivedRequest {
+  /** The path, e.g. `/v2/candidate/launch`. */
   endpoint: string;
+  operation?: ProctoringOperation;
   method: string;
   body: unknown;
+  /** Whether the api_key header was accepted (known key, right region, active account, endpoint enabled). */
   apiKeyValid: boolean;
+  /** Consumer key of the account the key belongs to, when known. */
+  account?: string;
+  /** HTTP status answered; 0 when the connection was dropped on purpose. */
+  status?: number;
   at: Date;
 }
 
-interface Session {
-  kind: string;
-  body: Record<string, unknown>;
-  expiresAt: number;
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/dist\/$/, '');
+const VIEWS = join(ROOT, 'views', 'emulator');
+const ASSETS = join(ROOT, 'public', 'emulator');
+const MAX_RECEIVED = 10_000;
+const JSON_LIMIT = '100kb';
+
+const LAUNCHES = {
+  candidate: { path: '/v2/candidate/launch', operation: 'candidate_launch', validate: validateCandidateLaunch, defaultExpire: LIMITS.candidateExpire.default },
+  reviewer: { path: '/v2/reviewer/launch', operation: 'reviewer_launch', validate: validateReviewerLaunch, defaultExpire: LIMITS.staffExpire.default },
+  live: { path: '/v2/live/launch', operation: 'live_launch', validate: validateLiveLaunch, defaultExpire: LIMITS.staffExpire.default },
+  launchpad: { path: '/v2/live/launchpad', operation: 'launchpad', validate: validateLaunchpad, defaultExpire: LIMITS.staffExpire.default },
+} as const;
+
+const deliverSchema = z.strictObject({
+  attempt_id: z.string().min(1).max(100).optional(),
+  user_id: z.string().min(1).max(100).optional(),
+});
+
+interface Reply {
+  status: number;
+  type: 'application/json' | 'text/plain';
+  body: string;
+}
+const json = (status: number, value: unknown): Reply => ({ status, type: 'application/json', body: JSON.stringify(value) });
+const text = (status: number, body: string): Reply => ({ status, type: 'text/plain', body });
+const badRequest = (violations: Violation[]): Reply => json(400, { code: 400, message: 'Bad request', violations });
+
+export function createEmulator(options: EmulatorOptions) {
+  const base = options.publicBaseUrl.replace(/\/+$/, '');
+  const received: ReceivedRequest[] = [];
+  const faults: FaultControls = createFaultControls();
+  const sessions = createSessionStore();
+  const subscriptions: StoredSubscription[] = [];
+  const authenticate = createAuthenticator(options.accounts, options.region);
+  const secretOf = (consumerKey: string) => options.accounts.find((a) => a.consumerKey === consumerKey)?.secret;
+
+  const router = express.Router();
+  router.use('/assets', express.static(ASSETS, { index: false, maxAge: 0 }));
+
+  function record(req: Request, operation: ProctoringOperation | undefined): ReceivedRequest {
+    const entry: ReceivedRequest = { endpoint: req.path, operation, method: req.method, body: req.body, apiKeyValid: false, at: new Date() };
+    received.push(entry);
+    if (received.length > MAX_RECEIVED) received.splice(0, received.length - MAX_RECEIVED);
+    return entry;
+  }
+
+  function send(res: Response, entry: ReceivedRequest, reply: Reply): void {
+    entry.status = reply.status;
+    res.status(reply.status).type(reply.type).send(reply.body);
+  }
+
+  /** One API endpoint: record, faults, authentication, then the handler. */
+  function endpoint(method: 'get' | 'post', path: string, operation: ProctoringOperation, handle: (req: Request, account: EmulatorAccount) => Reply) {
+    router[method](path, express.json({ limit: JSON_LIMIT }), async (req: Request, res: Response) => {
+      const entry = record(req, operation);
+      const plan = faults.takeForRequest();
+      if (plan.latencyMs) await sleep(plan.latencyMs);
+      if (res.destroyed || req.socket.destroyed) return;
+      if (plan.drop) {
+        entry.status = 0;
+        req.socket.destroy();
+        return;
+      }
+      if (plan.status) {
+        const { status, body } = plan.status;
+        send(res, entry, body === undefined ? json(status, { code: status, message: 'Emulated failure' }) : text(status, body));
+        return;
+      }
+      const auth = authenticate(req.get('api_key'), operation);
+      entry.account = auth.account?.consumerKey;
+      entry.apiKeyValid = auth.ok;
+      if (!auth.ok) {
+        send(res, entry, json(401, auth.error));
+        return;
+      }
+      send(res, entry, handle(req, auth.account));
+    });
+  }
+
+  for (const [kind, launch] of Object.entries(LAUNCHES) as [Session['kind'], (typeof LAUNCHES)[keyof typeof LAUNCHES]][]) {
+    endpoint('post', launch.path, launch.operation, (req, account) => {
+      const result = launch.validate(req.body);
+      if (!result.ok) return badRequest(result.violations);
+      const body = result.value;
+      const session = sessions.create({ kind, body, account: account.consumerKey, expireSeconds: body.expire ?? launch.defaultExpire } as Parameters<typeof sessions.create>[0]);
+      const tag = 'exam_tag' in body && body.exam_tag ? `#${body.exam_tag}` : '';
+      return launchAnswer(`${base}/session/${session.token}${tag}`, faults.takeBodyShape() ?? 'text');
+    });
+  }
+
+  endpoint('get', '/v2/whks/list', 'webhooks_list', (_req, account) => {
+    const mine = subscriptions.filter((s) => s.account === account.consumerKey).map(publicSubscription);
+    // upstream-facts.md: an empty body means none.
+    return mine.length === 0 ? text(200, '') : json(200, mine);
+  });
+
+  endpoint('post', '/v2/whks/subscribe/:type', 'webhooks_subscribe', (req, account) => {
+    const result = validateSubscribe(req.body);
+    if (!result.ok) return badRequest(result.violations);
+    if (result.value.type !== req.params.type) {
+      return badRequest([{ path: 'type', rule: 'type_mismatch', message: "'Webhook type' in the body must be the type in the path." }]);
+    }
+    const subscription = subscriptionFrom(account.consumerKey, result.value);
+    subscriptions.push(subscription);
+    return json(200, publicSubscription(subscription));
+  });
+
+  endpoint('post', '/v2/whks/unsubscribe', 'webhooks_unsubscribe', (req, account) => {
+    const result = validateUnsubscribe(req.body);
+    if (!result.ok) return badRequest(result.violations);
+    const index = subscriptions.findIndex((s) => s.account === account.consumerKey && s.id === String(result.value.id));
+    if (index < 0) return json(400, { code: 400, message: 'Bad request: no subscription with this id' });
+    subscriptions.splice(index, 1);
+    return text(200, 'Unsubscribed');
+  });
+
+  router.all('/v2/*path', (req, res) => {
+    const entry = record(req, undefined);
+    send(res, entry, json(404, { code: 404, message: 'Not found' }));
+  });
+
+  // Malformed or oversized JSON on the API.
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    const type = (error as { type?: string } | undefined)?.type;
+    if (!req.path.startsWith('/v2/') || (type !== 'entity.parse.failed' && type !== 'entity.too.large')) {
+      next(error);
+      return;
+    }
+    const entry = record(req, undefined);
+    if (type === 'entity.too.large') send(res, entry, json(413, { code: 413, message: `Request body larger than ${JSON_LIMIT}` }));
+    else send(res, entry, badRequest([{ path: '', rule: 'invalid_json', message: 'The request body is not valid JSON.' }]));
+  });
+
+  // ---- Pages behind the generated URLs.
+
+  async function render(req: Request, res: Response, view: string, data: Record<string, unknown>, status = 200): Promise<void> {
+    const html = await ejs.renderFile(join(VIEWS, `${view}.ejs`), { assets: `${req.baseUrl}/assets`, scriptJson, ...data });
+    res.status(status).type('html').set('Cache-Control', 'no-store').send(html);
+  }
+
+  router.get('/session/:token', async (req, res) => {
+    const session = sessions.get(req.params.token);
+    if (!session) {
+      await render(req, res, 'message', { title: 'This link is not valid', heading: 'This link is not valid', text: 'The proctoring service does not know this link. Go back to your course and open the exam again.' }, 404);
+      return;
+    }
+    if (session.expiresAt < Date.now()) {
+      const seconds = Math.round((session.expiresAt - session.createdAt) / 1000);
+      await render(req, res, 'message', {
+        title: 'Link expired',
+        heading: 'This link has expired',
+        text: `Links from the proctoring service work for a limited time; this one was valid for ${seconds} seconds. Go back to your course and open the exam again to get a new link.`,
+      }, 410);
+      return;
+    }
+    const token = session.token;
+    const endUrl = `${req.baseUrl}/session/${encodeURIComponent(token)}/end`;
+    switch (session.kind) {
+      case 'candidate':
+        await render(req, res, 'candidate', { session, view: candidateView(session), endUrl, data: { kind: 'candidate', userId: session.body.user_id, rosterUrl: session.body.roster_url ?? null } });
+        return;
+      case 'reviewer':
+      case 'live': {
+        const attempts = sessions
+          .list()
+          .filter((s) => s.kind === 'candidate' && s.account === session.account && s.body.exam_tag === session.body.exam_tag && s.body.section_id === session.body.section_id)
+          .map((s) => ({ userId: s.body.user_id, attemptId: 'attempt_id' in s.body ? (s.body.attempt_id ?? null) : null, startedAt: new Date(s.createdAt).toISOString(), outcome: s.ended?.outcome ?? 'in progress' }));
+        await render(req, res, 'staff', { session, view: staffView(session), data: { kind: session.kind, rosterUrl: session.body.roster_url ?? null, attempts } });
+        return;
+      }
+      case 'launchpad':
+        await render(req, res, 'launchpad', { session, view: launchpadView(session), data: { kind: 'launchpad', examRosterUrl: session.body.exam_roster, rosterUrl: session.body.roster_url ?? null } });
+        return;
+    }
+  });
+
+  router.post('/session/:token/end', express.urlencoded({ extended: false, limit: '2kb' }), async (req, res) => {
+    const session = sessions.get(req.params.token);
+    const outcome = (req.body as Record<string, unknown> | undefined)?.outcome;
+    if (!session || session.kind !== 'candidate' || (outcome !== 'submitted' && outcome !== 'left')) {
+      await render(req, res, 'message', { title: 'Not found', heading: 'This session does not exist', text: 'Go back to your course and open the exam again.' }, 404);
+      return;
+    }
+    session.ended = { outcome, at: Date.now() };
+    const { submit, leave } = candidateView(session);
+    const target = outcome === 'submitted' ? submit.url : leave.url;
+    if (target) {
+      res.redirect(303, target);
+      return;
+    }
+    await render(req, res, 'message', {
+      title: 'Exam ended',
+      heading: outcome === 'submitted' ? 'Exam submitted' : 'You left the exam',
+      text: 'The request carried no redirect_url or redirect_settings, so the proctoring service has nowhere to send the candidate back to.',
+    });
+  });
+
+  // ---- Controls for tests and the sandbox.
+
+  router.get('/_emulator/received', (_req, res) => {
+    res.json(received);
+  });
+  router.delete('/_emulator/received', (_req, res) => {
+    received.length = 0;
+    res.status(204).end();
+  });
+  router.get('/_emulator/faults', (_req, res) => {
+    res.json(faults.list());
+  });
+  router.post('/_emulator/faults', express.json({ limit: '16kb' }), (req, res) => {
+    const parsed = z.union([faultSchema, z.array(faultSchema)]).safeParse(req.body);
+    if (!parsed.success) {
+      res.status(400).json({ message: `A fault is one of ${['latency {ms}', 'status {status, body?}', 'drop', `body {shape: ${BODY_SHAPES.join('|')}}`].join(', ')}, each with an optional times`, issues: parsed.error.issues });
+      return;
+    }
+    for (const fault of Array.isArray(parsed.data) ? parsed.data : [parsed.data]) faults.inject(fault);
+    res.json(faults.list());
+  });
+  router.delete('/_emulator/faults', (_req, res) => {
+    faults.clear();
+    res.status(204).end();
+  });
+  router.get('/_emulator/webhooks', (_req, res) => {
+    res.json(subscriptions.map(publicSubscription));
+  });
+  router.post('/_emulator/webhooks/deliver', express.json({ limit: '16kb' }), async (req, res) => {
+    const parsed = deliverSchema.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      res.status(400).json({ message: 'Send {attempt_id?, user_id?}', issues: parsed.error.issues });
+      return;
+    }
+    res.json({ delivered: await deliverWebhooks(parsed.data) });
+  });
+
+  function lastCandidate(account: string) {
+    const candidates = sessions.list().filter((s): s is Extract<Session, { kind: 'candidate' }> => s.kind === 'candidate' && s.account === account);
+    return candidates.at(-1);
+  }
+
+  /** Sends a sample suspicion-calculation notification to every subscriber. */
+  async function deliverWebhooks(ids: { attempt_id?: string; user_id?: string } = {}): Promise<DeliveryResult[]> {
+    return Promise.all(
+      subscriptions.map((subscription) => {
+        const latest = lastCandidate(subscription.account)?.body;
+        const attemptId = ids.attempt_id ?? latest?.attempt_id ?? randomUUID();
+        const userId = ids.user_id ?? latest?.user_id ?? 'sample-user';
+        return deliver({ subscription, secret: secretOf(subscription.account) ?? '' }, { attemptId, userId });
+      }),
+    );
+  }
+
+  return {
+    router: router as Router,
+    received,
+    faults,
+    sessions,
+    /** The kept subscriptions (with the account they belong to). */
+    subscriptions: () => subscriptions.map((s) => ({ ...s })),
+    deliverWebhooks,
+    /** Forgets requests, sessions, subscriptions and faults. */
+    reset() {
+      received.length = 0;
+      sessions.clear();
+      subscriptions.length = 0;
+      faults.clear();
+    },
+  };
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export type Emulator = ReturnType<typeof createEmulator>;
 
-export function createEmulator(options: { publicBaseUrl: string; accounts: EmulatorAccount[]; region?: string }) {
-  const received: ReceivedRequest[] = [];
-  const sessions = new Map<string, Session>();
-  const keys = new Map(options.accounts.map((a) => [a.apiKey ?? a.consumerKey + createHash('md5').update(a.secret).digest('hex'), a]));
-  const router = express.Router();
-  router.use(express.json({ limit: '256kb' }));
-
-  const launch = (kind: string, required: string[]) =>
-    router.post(`/v2/${kind}`, (req, res) => {
-      const account = keys.get(String(req.get('api_key') ?? ''));
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      received.push({ endpoint: `/v2/${kind}`, method: 'POST', body, apiKeyValid: Boolean(account), at: new Date() });
-      if (!account) return void res.status(401).json({ code: 2655, message: 'Invalid api_key' });
-      if (options.region && account.region !== options.region) return void res.status(401).json({ code: 2155, message: 'Incorrect region' });
-      if (!account.active) return void res.status(401).json({ code: 2154, message: 'Account not active' });
-      const missing = required.filter((field) => body[field] === undefined);
-      if (missing.length > 0) return void res.status(400).json({ message: 'Bad request', violations: missing.map((path) => ({ path, rule: 'required' })) });
-      const token = randomBytes(16).toString('hex');
-      const expire = typeof body.expire === 'number' ? body.expire : kind === 'candidate/launch' ? 18000 : 3600;
-      sessions.set(token, { kind, body, expiresAt: Date.now() + expire * 1000 });
-      const tag = typeof body.exam_tag === 'string' ? `#${body.exam_tag}` : '';
-      res.json(`${options.publicBaseUrl}/session/${token}${tag}`);
-    });
-  launch('candidate/launch', ['launch_url', 'exam_start', 'exam_take', 'exam_end', 'user_id', 'exam_settings']);
-  launch('reviewer/launch', ['user_id', 'exam_settings']);
-
-  router.get('/session/:token', (req, res) => {
-    const session = sessions.get(req.params.token);
-    if (!session || session.expiresAt < Date.now()) return void res.status(410).send('<h1>This link has expired</h1>');
-    const redirects = (session.body.redirect_settings ?? {}) as Record<string, string>;
-    const submit = redirects.graceful_submission_url ?? (session.body.redirect_url as string | undefined);
-    res.send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Proctoring emulator</title></head><body>
-<h1>Proctoring emulator: ${escapeHtml(session.kind)} session</h1>
-<p>This page stands in for the proctoring service. The tool sent:</p>
-<pre id="request">${escapeHtml(JSON.stringify(session.body, null, 2))}</pre>
-${submit ? `<p><a id="submit-exam" href="${escapeHtml(submit)}">Submit exam</a>` : ''}
-${redirects.ungraceful_submission_url ? ` <a id="leave-exam" href="${escapeHtml(redirects.ungraceful_submission_url)}">Leave exam</a></p>` : ''}
-</body></html>`);
-  });
-  router.get('/_emulator/received', (_req, res) => void res.json(received));
-
-  return { router, received, sessions };
+/** A launch's success body in the chosen shape (the real one is not documented). */
+function launchAnswer(url: string, shape: BodyShape): Reply {
+  switch (shape) {
+    case 'text':
+      return text(200, url);
+    case 'json-string':
+      return json(200, url);
+    case 'array':
+      return json(200, [url]);
+    case 'object':
+      return json(200, { url });
+    case 'percent-encoded':
+      return text(200, encodeURIComponent(url));
+    case 'number':
+      return json(200, 2003);
+    case 'garbage':
+      return text(200, '<html><body>Service temporarily unavailable</body></html>');
+  }
 }

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import type { CandidateLaunchRequest, LaunchpadRequest, LiveLaunchRequest, ReviewerLaunchRequest } from '../../proctoring/contract.js';
+
+export type Session = { token: string; account: string; createdAt: number; expiresAt: number; ended?: { outcome: 'submitted' | 'left'; at: number } } & (
+  | { kind: 'candidate'; body: CandidateLaunchRequest }
+  | { kind: 'reviewer'; body: ReviewerLaunchRequest }
+  | { kind: 'live'; body: LiveLaunchRequest }
+  | { kind: 'launchpad'; body: LaunchpadRequest }
+);
+export type SessionKind = Session['kind'];
+
+type NewSession = Omit<Session, 'token' | 'createdAt' | 'expiresAt'> & { expireSeconds: number };
+
+/** Sessions behind generated URLs, in memory. Expired ones are kept a while to show "link expired". */
+export function createSessionStore(options: { max?: number; keepExpiredMs?: number } = {}) {
+  const max = options.max ?? 5000;
+  const keepExpiredMs = options.keepExpiredMs ?? 24 * 3600_000;
+  const sessions = new Map<string, Session>();
+
+  function prune(now: number) {
+    for (const [token, session] of sessions) {
+      if (session.expiresAt + keepExpiredMs < now) sessions.delete(token);
+    }
+    // Map keeps insertion order: the oldest go first.
+    for (const token of sessions.keys()) {
+      if (sessions.size < max) break;
+      sessions.delete(token);
+    }
+  }
+
+  return {
+    create(input: NewSession): Session {
+      const now = Date.now();
+      prune(now);
+      const { expireSeconds, ...rest } = input;
+      const session = { ...rest, token: randomBytes(18).toString('base64url'), createdAt: now, expiresAt: now + expireSeconds * 1000 } as Session;
+      sessions.set(session.token, session);
+      return session;
+    },
+    get: (token: string) => sessions.get(token),
+    list: () => [...sessions.values()],
+    clear: () => sessions.clear(),
+  };
+}
+
+export type SessionStore = ReturnType<typeof createSessionStore>;
