@@ -86,7 +86,7 @@ export const RESERVED_EXAM_TAGS = ['goodbye', 'support', 'update', 'setup', 'inv
 const ID_PATTERN = /^[a-zA-Z0-9-]*$/;
 const HEX_COLOUR = /^[0-9a-fA-F]*$/;
 const ASCII_NO_SPACES = /^[\x21-\x7e]*$/;
-const HOSTNAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*$/;
+export const HOSTNAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*$/;
 
 // ---------------------------------------------------------------------------------------------------
 // Field builders. Custom checks carry their rule in `params`; toViolations turns them into sentences.

@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { doubleCsrf } from 'csrf-csrf';
+import { AppError } from './errors.js';
+
+export interface Csrf {
+  /** A token for forms (hidden `_csrf` field) and scripts (`x-csrf-token` header) of this session. */
+  tokenFor(req: Request, res: Response): string;
+  /** Refuses POST, PUT, PATCH and DELETE without a token of this session (403). */
+  protect: RequestHandler;
+}
+
+export interface CsrfOptions {
+  /** Server secret the tokens are signed with. */
+  secret: string;
+  /** https: the cookie is `__Host-`, Secure and SameSite=None (the tool is framed by the LMS). */
+  secure: boolean;
+  /** The identifier of the session the request belongs to (the LTI session token); '' when none. */
+  sessionIdOf(req: Request): string;
+}
+
+/**
+ * Signed double-submit tokens (csrf-csrf), bound to the LTI session: a token issued for one launch is
+ * worthless in another, and a page of another site can neither read the cookie nor the token.
+ */
+export function createCsrf(options: CsrfOptions): Csrf {
+  const { generateCsrfToken, doubleCsrfProtection } = doubleCsrf({
+    getSecret: () => options.secret,
+    getSessionIdentifier: (req) => createHash('sha256').update(options.sessionIdOf(req)).digest('base64url'),
+    cookieName: options.secure ? '__Host-proctor.csrf' : 'proctor.csrf',
+    cookieOptions: { sameSite: options.secure ? 'none' : 'lax', secure: options.secure, path: '/', httpOnly: true },
+    getCsrfTokenFromRequest: (req) => {
+      const header = req.get('x-csrf-token');
+      if (header) return header;
+      const body = req.body as Record<string, unknown> | undefined;
+      return typeof body?._csrf === 'string' ? body._csrf : undefined;
+    },
+  });
+  return {
+    tokenFor: (req, res) => generateCsrfToken(req, res, { overwrite: false, validateOnReuse: false }),
+    protect: (req, res, next) => {
+      doubleCsrfProtection(req, res, (error?: unknown) => {
+        if (error) {
+          next(
+            new AppError(403, 'csrf', 'This form has expired', 'This page has expired. Reload it and try again.', {
+              adminMessage: 'The request carried no valid CSRF token for this session.',
+            }),
+          );
+          return;
+        }
+        next();
+      });
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { Queryable } from '../db/types.js';
+import { brandingSchema, HOSTNAME, proctorSettingsSchema } from '../proctoring/contract.js';
+
+/**
+ * Browser-extension ids: Chromium's 32 letters a–p, or a Firefox add-on id (a GUID in braces or an
+ * e-mail-like id). https://developer.chrome.com/docs/extensions/reference/manifest/key
+ */
+export const EXTENSION_ID = /^(?:[a-p]{32}|\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}|[A-Za-z0-9._+-]{1,64}@[A-Za-z0-9.-]{1,100})$/;
+
+/**
+ * What an LMS administrator sets once for a platform (one issuer + client id): branding, the exam
+ * domain, the extension allowlist, which LMS roles count as proctors, and defaults for exams.
+ * The logo image itself is kept by the hosted endpoints (src/hosted/).
+ */
+export const institutionSettingsSchema = z.strictObject({
+  /** Colours only: logo_url always points at the tool's own logo endpoint. */
+  branding: brandingSchema.omit({ logo_url: true }).default({}),
+  domain: z.string().min(1).max(100).regex(HOSTNAME, 'must be a host name such as exams.example.edu, without https:// or a path').optional(),
+  extensionAllowlist: z.array(z.string().regex(EXTENSION_ID, 'not a browser-extension id')).max(200).default([]),
+  /** Role URIs (or short names) that make a member of a course a proctor. None by default. */
+  proctorRoles: z.array(z.string().min(1).max(300)).max(50).default([]),
+  teachingAssistantsMayEdit: z.boolean().default(false),
+  /** Defaults for the live launch and launchpad; an exam's own proctor_settings win. */
+  proctorSettings: proctorSettingsSchema.default({}),
+  /** Mobile-app pre-authentication URLs (pre_auth / post_auth), when the institution uses the mobile app. */
+  preAuth: z.url({ protocol: /^https?$/ }).max(600).optional(),
+  postAuth: z.url({ protocol: /^https?$/ }).max(600).optional(),
+});
+
+export type InstitutionSettings = z.infer<typeof institutionSettingsSchema>;
+export type InstitutionSettingsInput = z.input<typeof institutionSettingsSchema>;
+
+export const DEFAULT_INSTITUTION_SETTINGS: InstitutionSettings = institutionSettingsSchema.parse({});
+
+/** A short, stable, non-reversible name for a platform in public URLs (logo, extension allowlist). */
+export function platformKey(issuer: string, clientId: string): string {
+  return createHash('sha256').update(JSON.stringify([issuer, clientId]), 'utf8').digest('base64url').slice(0, 22);
+}
+
+export interface InstitutionSettingsStore {
+  /** The platform's settings, defaults filled in; the defaults when none were saved. */
+  get(issuer: string, clientId: string): Promise<InstitutionSettings>;
+  /** The platform a public key names, if any settings or logo were saved for it. */
+  findByKey(key: string): Promise<{ issuer: string; clientId: string; settings: InstitutionSettings } | undefined>;
+  /** Validates and saves; throws a ZodError naming each wrong field. */
+  save(issuer: string, clientId: string, settings: InstitutionSettingsInput): Promise<InstitutionSettings>;
+  /** Changes some fields, keeping the others. */
+  update(issuer: string, clientId: string, change: Partial<InstitutionSettingsInput>): Promise<InstitutionSettings>;
+}
+
+interface Row {
+  issuer: string;
+  client_id: string;
+  settings: unknown;
+}
+
+function parseStored(value: unknown): InstitutionSettings {
+  const parsed = institutionSettingsSchema.safeParse(value ?? {});
+  // A stored value that no longer parses (a field removed in a later version) falls back field by field.
+  return parsed.success ? parsed.data : { ...DEFAULT_INSTITUTION_SETTINGS };
+}
+
+export function createInstitutionSettingsStore(db: Queryable): InstitutionSettingsStore {
+  async function save(issuer: string, clientId: string, input: InstitutionSettingsInput): Promise<InstitutionSettings> {
+    const settings = institutionSettingsSchema.parse(input);
+    await db.query(
+      `INSERT INTO institution_settings (issuer, client_id, platform_key, settings) VALUES ($1, $2, $3, $4::jsonb)
+       ON CONFLICT (issuer, client_id) DO UPDATE SET settings = EXCLUDED.settings, updated_at = now()`,
+      [issuer, clientId, platformKey(issuer, clientId), JSON.stringify(settings)],
+    );
+    return settings;
+  }
+  const store: InstitutionSettingsStore = {
+    async get(issuer, clientId) {
+      const result = await db.query<Row>('SELECT issuer, client_id, settings FROM institution_settings WHERE issuer = $1 AND client_id = $2', [issuer, clientId]);
+      return parseStored(result.rows[0]?.settings);
+    },
+    async findByKey(key) {
+      const result = await db.query<Row>('SELECT issuer, client_id, settings FROM institution_settings WHERE platform_key = $1', [key]);
+      const row = result.rows[0];
+      return row ? { issuer: row.issuer, clientId: row.client_id, settings: parseStored(row.settings) } : undefined;
+    },
+    save,
+    async update(issuer, clientId, change) {
+      const current = await store.get(issuer, clientId);
+      return save(issuer, clientId, { ...current, ...change });
+    },
+  };
+  return store;
+}
