@@ -126,7 +126,7 @@
         value.forEach(function (exam) {
           var row = document.createElement('tr');
           var item = exam && typeof exam === 'object' ? exam : {};
-          cell(row, String(item.name || '(no name)'));
+          cell(row, String(item.exam_name || item.name || '(no name)'));
           cell(row, String(item.exam_tag || '—'), true);
           cell(row, String(item.section_id || '—'), true);
           cell(row, item.roster_url ? String(item.roster_url) : '—', Boolean(item.roster_url));

@@ -29,7 +29,16 @@ declare module 'ltijs' {
     platformAccessTokenEndpoint(): Promise<string>;
     platformAuthorizationServer(): Promise<string | undefined>;
     platformJSON(): Promise<Record<string, unknown>>;
+    /** A cached access token for these scopes (space-separated), or a new one from the token endpoint. */
+    platformAccessToken(scopes: string): Promise<LtijsAccessToken>;
     delete(): Promise<boolean>;
+  }
+
+  export interface LtijsAccessToken {
+    access_token: string;
+    token_type: string;
+    expires_in: number;
+    scope?: string;
   }
 
   export type LtijsConnectCallback = (token: unknown, req: Request, res: Response, next: NextFunction) => unknown;
@@ -85,6 +94,7 @@ declare module 'ltijs' {
 
 // ltijs internals the adapter replaces with its own hardened versions (see src/lti/provider.ts).
 declare module 'ltijs/dist/Utils/Auth.js' {
+  import type { LtijsAccessToken } from 'ltijs';
   type GetPlatform = (iss: string, clientId?: string, encryptionKey?: string, database?: unknown) => Promise<unknown>;
   const Auth: {
     validateToken(
@@ -95,6 +105,8 @@ declare module 'ltijs/dist/Utils/Auth.js' {
       encryptionKey: string,
       database: unknown,
     ): Promise<Record<string, unknown>>;
+    /** Always asks the token endpoint (client-credentials grant) and replaces the cached token. */
+    getAccessToken(scopes: string, platform: unknown, encryptionKey: string, database: unknown): Promise<LtijsAccessToken>;
   };
   export default Auth;
 }

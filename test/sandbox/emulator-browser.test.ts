@@ -32,7 +32,7 @@ describe('in a browser: the emulator pages', () => {
     });
     app.get('/exams', cors, (_req, res) => {
       res.json([
-        { name: 'Midterm', exam_tag: 'midterm', section_id: 'sec-1', roster_url: 'https://tool.example.edu/roster/1' },
+        { exam_name: 'Midterm', exam_tag: 'midterm', section_id: 'sec-1', roster_url: 'https://tool.example.edu/roster/1' },
         { name: 'Final exam', exam_tag: 'final', section_id: 'sec-1' },
       ]);
     });

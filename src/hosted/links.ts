@@ -1,0 +1,57 @@
+import { jwtVerify, SignJWT } from 'jose';
+
+/** Public paths of the endpoints the proctoring service's pages fetch from the user's browser. */
+export const HOSTED_ROUTES = {
+  roster: '/hosted/roster',
+  examRoster: '/hosted/exam-roster',
+  logo: '/hosted/logo',
+  extensionAllowlist: '/hosted/extension-allowlist',
+} as const;
+
+export type HostedTokenKind = 'roster' | 'exam-roster';
+const KIND_CLAIM: Record<HostedTokenKind, string> = { roster: 'r', 'exam-roster': 'x' };
+
+/** Extra validity of a roster link beyond the launch URL it was issued with (clock skew, a slow start). */
+export const HOSTED_LINK_MARGIN_SECONDS = 300;
+
+export interface HostedLinks {
+  /** `{base}/hosted/roster?t=…`: the course's roster, valid for `ttlSeconds` plus the margin. */
+  rosterUrl(sectionId: string, ttlSeconds: number): Promise<string>;
+  /** `{base}/hosted/exam-roster?t=…`: the course's proctored exams, same rules. */
+  examRosterUrl(sectionId: string, ttlSeconds: number): Promise<string>;
+  /** `{base}/hosted/logo/{platformKey}` (see institution/settings.ts platformKey). */
+  logoUrl(platformKey: string): string;
+  /** `{base}/hosted/extension-allowlist/{platformKey}`. */
+  extensionAllowlistUrl(platformKey: string): string;
+  /** The section a token names, when the token is intact, unexpired and of this kind; otherwise undefined. */
+  verify(token: string, kind: HostedTokenKind): Promise<{ sectionId: string; expiresAt: Date } | undefined>;
+}
+
+/**
+ * Compact signed tokens (HS256 JWS) in the URL: they name one course section (the derived section_id,
+ * which the tool maps back to the LTI context) and expire. The URL carries no ltik (~900 characters)
+ * and needs no cookie: the proctoring portal fetches it cross-origin without credentials.
+ */
+export function createHostedLinks(options: { baseUrl: string; secret: string }): HostedLinks {
+  const key = new TextEncoder().encode(options.secret);
+  const sign = async (kind: HostedTokenKind, sectionId: string, ttlSeconds: number) =>
+    new SignJWT({ s: sectionId, k: KIND_CLAIM[kind] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(Math.floor(Date.now() / 1000) + Math.max(1, Math.ceil(ttlSeconds)) + HOSTED_LINK_MARGIN_SECONDS)
+      .sign(key);
+  return {
+    rosterUrl: async (sectionId, ttl) => `${options.baseUrl}${HOSTED_ROUTES.roster}?t=${await sign('roster', sectionId, ttl)}`,
+    examRosterUrl: async (sectionId, ttl) => `${options.baseUrl}${HOSTED_ROUTES.examRoster}?t=${await sign('exam-roster', sectionId, ttl)}`,
+    logoUrl: (platform) => `${options.baseUrl}${HOSTED_ROUTES.logo}/${encodeURIComponent(platform)}`,
+    extensionAllowlistUrl: (platform) => `${options.baseUrl}${HOSTED_ROUTES.extensionAllowlist}/${encodeURIComponent(platform)}`,
+    async verify(token, kind) {
+      try {
+        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
+        if (payload.k !== KIND_CLAIM[kind] || typeof payload.s !== 'string' || typeof payload.exp !== 'number') return undefined;
+        return { sectionId: payload.s, expiresAt: new Date(payload.exp * 1000) };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}

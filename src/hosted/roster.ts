@@ -1,0 +1,134 @@
+import { LRUCache } from 'lru-cache';
+import type { Logger } from '../logger.js';
+import type { NamesRolesMember } from '../lti/names-roles.js';
+import type { ContextStore, LtiContextRecord } from './contexts.js';
+import { buildRoster } from './roster-build.js';
+
+/** A course roster ready to send: the JSON text of its [id, name] pairs. */
+export interface RosterBody {
+  json: string;
+  members: number;
+  unnamed: number;
+  fetchedAt: Date;
+}
+
+export type RosterErrorCode = 'unknown_course' | 'no_names_and_roles' | 'roster_timeout' | 'roster_unavailable';
+
+const STATUS: Record<RosterErrorCode, number> = {
+  unknown_course: 404,
+  no_names_and_roles: 404,
+  roster_unavailable: 502,
+  roster_timeout: 504,
+};
+
+/** A roster that cannot be served: never a partial one. `message` is safe for anyone holding the link. */
+export class RosterError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: RosterErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'RosterError';
+    this.status = STATUS[code];
+  }
+}
+
+/** The Names and Roles failure kinds of src/lti/names-roles.ts, without importing the LTI layer's classes. */
+function failureOf(error: unknown): string | undefined {
+  const failure = (error as { failure?: unknown } | undefined)?.failure;
+  return typeof failure === 'string' ? failure : undefined;
+}
+
+export interface RosterServiceDeps {
+  contexts: Pick<ContextStore, 'find' | 'noteRoster'>;
+  /** LtiAdapter.members: every page of the context's membership. */
+  members(platform: { issuer: string; clientId: string }, membershipsUrl: string, options: { signal: AbortSignal }): Promise<NamesRolesMember[]>;
+  /** deriveUserId with the installation's pseudonym secret: the user_id launches send. */
+  userIdOf(issuer: string, lmsUserId: string): string;
+  cacheSeconds: number;
+  fetchTimeoutMs: number;
+  logger: Logger;
+  /** Upper bound of the JSON text kept in memory across courses, in characters. */
+  maxCachedChars?: number;
+}
+
+export interface RosterService {
+  /** The course's roster, from the cache or one Names and Roles fetch shared by all concurrent callers. */
+  get(sectionId: string): Promise<RosterBody>;
+  /** Forgets cached rosters (tests, admin actions). */
+  clear(): void;
+}
+
+export function createRosterService(deps: RosterServiceDeps): RosterService {
+  async function load(sectionId: string, signal: AbortSignal): Promise<RosterBody> {
+    const context = await deps.contexts.find(sectionId);
+    if (!context) throw new RosterError('unknown_course', 'This roster link names a course the tool has not seen.');
+    if (!context.membershipsUrl) {
+      deps.logger.warn(
+        { issuer: context.issuer, contextId: context.contextId, sectionId },
+        'roster requested, but the LMS offers no Names and Roles service for this course: enable it for the tool (Canvas: privacy/NRPS scope of the developer key; Moodle: "IMS LTI Names and Role Provisioning" in the tool settings)',
+      );
+      throw new RosterError(
+        'no_names_and_roles',
+        'The learning platform does not share the course membership (Names and Roles) with the tool, so there is no roster for this course. Ask the LMS administrator to enable it.',
+      );
+    }
+    const started = Date.now();
+    const timeout = AbortSignal.timeout(deps.fetchTimeoutMs);
+    let members: NamesRolesMember[];
+    try {
+      members = await deps.members({ issuer: context.issuer, clientId: context.clientId }, context.membershipsUrl, { signal: AbortSignal.any([signal, timeout]) });
+    } catch (error) {
+      throw await fetchFailed(context, error, timeout.aborted);
+    }
+    const roster = buildRoster(members, (lmsUserId) => deps.userIdOf(context.issuer, lmsUserId));
+    const log = { issuer: context.issuer, contextId: context.contextId, sectionId, members: roster.pairs.length, inactive: roster.inactive, duplicates: roster.duplicates, ms: Date.now() - started };
+    if (roster.unnamed > 0) {
+      // upstream-facts.md: privacy settings (Moodle "share launcher's name", Canvas privacy level) hide names.
+      deps.logger.warn(
+        { ...log, unnamed: roster.unnamed },
+        'Names and Roles lists members without names: the LMS privacy settings hide names from the tool, so reviewers will see ids only (Moodle: tool setting "Share launcher\'s name with tool"; Canvas: developer key privacy level)',
+      );
+    } else {
+      deps.logger.info(log, 'roster fetched from Names and Roles');
+    }
+    await deps.contexts.noteRoster(sectionId, { members: roster.pairs.length, unnamed: roster.unnamed }).catch((error: unknown) => {
+      deps.logger.warn({ err: error, sectionId }, 'could not record the roster outcome');
+    });
+    return { json: JSON.stringify(roster.pairs), members: roster.pairs.length, unnamed: roster.unnamed, fetchedAt: new Date() };
+  }
+
+  async function fetchFailed(context: LtiContextRecord, error: unknown, timedOut: boolean): Promise<RosterError> {
+    const failure = failureOf(error);
+    const detail = error instanceof Error ? error.message : String(error);
+    const result =
+      timedOut || failure === 'timeout'
+        ? new RosterError('roster_timeout', `The learning platform did not send the course membership within ${Math.round(deps.fetchTimeoutMs / 1000)} seconds. Try again in a moment.`, { cause: error })
+        : new RosterError('roster_unavailable', 'The course membership could not be read from the learning platform. Try again in a moment; if it persists, the LMS administrator should check the tool\'s Names and Roles access.', { cause: error });
+    deps.logger.error({ issuer: context.issuer, contextId: context.contextId, sectionId: context.sectionId, failure, detail }, `roster not served: ${detail}`);
+    await deps.contexts.noteRoster(context.sectionId, { members: 0, unnamed: 0, error: detail }).catch(() => undefined);
+    return result;
+  }
+
+  // One entry per course, shared by every request; `fetch` runs `fetchMethod` once for concurrent callers.
+  const cache = new LRUCache<string, RosterBody>({
+    max: 5_000,
+    maxSize: deps.maxCachedChars ?? 200_000_000,
+    sizeCalculation: (body) => Math.max(1, body.json.length),
+    ttl: deps.cacheSeconds * 1000,
+    ttlAutopurge: false,
+    allowStale: false,
+    fetchMethod: (sectionId, _stale, { signal }) => load(sectionId, signal),
+  });
+
+  return {
+    async get(sectionId) {
+      const body = await cache.fetch(sectionId);
+      if (!body) throw new RosterError('roster_unavailable', 'The roster could not be loaded.');
+      return body;
+    },
+    clear: () => cache.clear(),
+  };
+}

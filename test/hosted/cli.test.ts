@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { platformKey } from '../../src/institution/settings.js';
+import { PNG_1PX } from './support.js';
+
+/** `npm run cli -- institution …` on its own embedded database. */
+describe('institution CLI: logo and extension allowlist', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'proctor-lti-institution-cli-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PUBLIC_URL: 'https://proctor.example.edu' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+  const platform = ['--issuer', 'https://moodle.example.edu', '--client-id', 'client-1'];
+  const key = platformKey('https://moodle.example.edu', 'client-1');
+
+  it('sets the logo and the allowlist, and shows them with their URLs', () => {
+    const logoFile = join(dataDir, 'logo.png');
+    writeFileSync(logoFile, PNG_1PX);
+    const logo = cli('institution', 'logo', ...platform, logoFile);
+    assert.equal(logo.status, 0, logo.stderr);
+    assert.match(logo.stdout, new RegExp(`image/png.*https://proctor\\.example\\.edu/hosted/logo/${key}`));
+    const allow = cli('institution', 'allowlist', ...platform, 'abcdefghijklmnopabcdefghijklmnop', 'addon@example.org');
+    assert.equal(allow.status, 0, allow.stderr);
+    const shown = cli('institution', 'show', ...platform, '--json');
+    assert.equal(shown.status, 0, shown.stderr);
+    const summary = JSON.parse(shown.stdout) as { settings: { extensionAllowlist: string[] }; logo: { contentType: string }; extensionAllowlistUrl: string };
+    assert.deepEqual(summary.settings.extensionAllowlist, ['abcdefghijklmnopabcdefghijklmnop', 'addon@example.org']);
+    assert.equal(summary.logo.contentType, 'image/png');
+    assert.equal(summary.extensionAllowlistUrl, `https://proctor.example.edu/hosted/extension-allowlist/${key}`);
+  });
+
+  it('refuses an image of another type and ids that are not extension ids, with clear messages', () => {
+    const gif = join(dataDir, 'logo.gif');
+    writeFileSync(gif, 'GIF89a\x01\x00\x01\x00');
+    const logo = cli('institution', 'logo', ...platform, gif);
+    assert.notEqual(logo.status, 0);
+    assert.match(logo.stderr, /PNG, JPEG, WebP or SVG/);
+    const allow = cli('institution', 'allowlist', ...platform, 'not-an-extension');
+    assert.notEqual(allow.status, 0);
+    assert.match(allow.stderr, /not browser-extension ids: not-an-extension/);
+  });
+});
