@@ -1,15 +1,19 @@
 import express, { type Router } from 'express';
 import type { AttemptStore } from '../exams/attempts.js';
+import type { ExamStore } from '../exams/store.js';
 import { AppError, NotFoundError } from '../http/errors.js';
+import { examConfigOf } from './fields.js';
 import { verifyReturnLink, type ReturnOutcome } from './return-links.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Where the proctoring service sends the candidate after the exam: records the attempt's outcome
- * (graceful submission or ungraceful end) and forwards to the LMS's return URL from the launch.
+ * (graceful submission or ungraceful end) and forwards as the exam's settings say (`tool.redirect`):
+ * back to the LMS's return URL from the launch (default), a "you may close this window" page, or a
+ * web address of the instructor's choice. A second visit changes nothing but forwards again.
  */
-export function createReturnRoutes(deps: { attempts: AttemptStore; secret: string }): Router {
+export function createReturnRoutes(deps: { attempts: AttemptStore; exams: Pick<ExamStore, 'get'>; secret: string }): Router {
   const router = express.Router();
   router.get('/return/:attemptId/:outcome', async (req, res) => {
     const { attemptId, outcome } = req.params;
@@ -21,7 +25,8 @@ export function createReturnRoutes(deps: { attempts: AttemptStore; secret: strin
     const finished = await deps.attempts.finish(attemptId, outcome as ReturnOutcome);
     if (!finished) throw new NotFoundError('attempt');
     res.set('Cache-Control', 'no-store');
-    const back = finished.returnUrl;
+    const config = examConfigOf((await deps.exams.get(finished.attempt.examId))?.settings);
+    const back = config?.redirect === 'message' ? undefined : config?.redirect === 'url' ? config.redirectUrl : finished.returnUrl;
     if (back && /^https?:\/\//i.test(back)) {
       res.redirect(303, back);
       return;

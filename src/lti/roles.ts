@@ -283,7 +283,14 @@ export function mapRoles(input: MapRolesInput): RoleDecision {
     { role: 'courseAdministrator', matched: byCourseRole('courseAdministrator') },
     { role: 'systemAdministrator', matched: systemAdmins },
   ];
-  const staff = staffCandidates.filter((s) => s.matched.length > 0);
+  // A role the platform's settings name as a proctor role means "proctor" even when it would otherwise
+  // open the hub: Canvas sends a custom "Proctor" course role as its base role (e.g. ContentDeveloper for
+  // a Designer-based role, Instructor#TeachingAssistant for a TA-based one), so naming that role is the
+  // only way to make such members proctors. System administrators always keep the hub.
+  const proctorKeys = new Set(proctors.map((r) => roleKey(r.raw)));
+  const onlyProctorRoles = (s: { role: StaffRole; matched: ReceivedRole[] }) =>
+    s.role !== 'systemAdministrator' && s.matched.every((r) => proctorKeys.has(roleKey(r.raw)));
+  const staff = staffCandidates.filter((s) => s.matched.length > 0 && !onlyProctorRoles(s));
 
   if (staff.length > 0) {
     const allows = (permission: Permission) =>

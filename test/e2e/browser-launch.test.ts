@@ -29,13 +29,20 @@ describe('in a browser: the demo LMS launches into the proctoring emulator', () 
     });
   });
 
-  it('clicking "… as an instructor" ends on the reviewer page', async (t) => {
+  it('clicking "… as an instructor" opens the hub, whose "Open review center" ends on the reviewer page', async (t) => {
     await withBrowser(t, async (context) => {
       const page = await context.newPage();
       await page.goto(`${app.baseUrl}/sandbox/lms/`);
       const popupPromise = context.waitForEvent('page', { timeout: 5000 }).catch(() => undefined);
       await page.getByRole('button', { name: /as an instructor/i }).first().click();
-      const target = (await popupPromise) ?? page;
+      const opened = (await popupPromise) ?? page;
+      // The hub may be inside the demo LMS's frame (embedded launch) or the page itself.
+      const name = /open review center/i;
+      const inFrame = opened.frameLocator('iframe').getByRole('button', { name });
+      const onPage = opened.getByRole('button', { name });
+      const where = await Promise.any([inFrame.waitFor({ timeout: 20_000 }).then(() => inFrame), onPage.waitFor({ timeout: 20_000 }).then(() => onPage)]);
+      await where.click();
+      const target = opened;
       await target.waitForURL(/\/sandbox\/proctoring\/session\//, { timeout: 20_000 });
       assert.match((await target.content()).toLowerCase(), /review/);
     });

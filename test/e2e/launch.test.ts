@@ -36,10 +36,17 @@ describe('LTI launch through the demo LMS to the Launch API emulator', () => {
     assert.equal(JSON.stringify(body).includes('María'), false, 'no names go to the proctoring service');
   });
 
-  it('an Instructor launch calls the reviewer endpoint and answers 302 to its URL', async () => {
+  it('an Instructor launch opens the hub; its "Open review center" calls the reviewer endpoint and answers 302 to its URL', async () => {
     const before = received().length;
-    const { response } = await launch(app, { user: 'instructor', flavor: 'canvas', presentation: 'window' });
-    assert.equal(response.status, 302, response.text.slice(0, 500));
+    const { response, auth } = await launch(app, { user: 'instructor', flavor: 'canvas', presentation: 'window' });
+    assert.equal(response.status, 200, response.text.slice(0, 500));
+    assert.equal(received().length, before, 'the hub itself calls nothing upstream');
+    const action = /<form method="post" action="([^"]+\/review)"/.exec(response.text)?.[1];
+    const ltik = /name="ltik" value="([^"]+)"/.exec(response.text)?.[1];
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(response.text)?.[1];
+    assert.ok(action && ltik && csrf, 'the hub has the review button');
+    const pressed = await auth.agent.post(action).type('form').send({ ltik, _csrf: csrf });
+    assert.equal(pressed.status, 302, pressed.text.slice(0, 500));
     const calls = received().slice(before);
     assert.equal(calls.length, 1);
     assert.equal(calls[0]!.endpoint, '/v2/reviewer/launch');

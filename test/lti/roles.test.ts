@@ -242,6 +242,36 @@ const cases: Case[] = [
     expected: { kind: 'candidate', canProctor: false },
   },
   {
+    name: 'Canvas custom "Proctor" course role based on Designer (sent as ContentDeveloper), named a proctor role',
+    input: { roles: [`${M}ContentDeveloper`, `${SYS}User`], proctorRoles: [`${M}ContentDeveloper`] },
+    expected: { kind: 'proctor', canProctor: true, canReview: false, canEditSettings: false, matched: [`${M}ContentDeveloper`] },
+  },
+  {
+    name: 'Canvas TA-based proctor role: Instructor + Instructor#TeachingAssistant with the TA sub-role named a proctor role',
+    input: { roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`, `${SYS}User`], proctorRoles: [`${SUB}Instructor#TeachingAssistant`] },
+    expected: { kind: 'proctor', canProctor: true, canReview: false, canEditSettings: false },
+  },
+  {
+    name: 'Moodle with Instructor named a proctor role: its teachers (editing or not) launch as proctors',
+    input: { roles: [`${M}Instructor`], proctorRoles: ['Instructor'] },
+    expected: { kind: 'proctor', canProctor: true, canEditSettings: false },
+  },
+  {
+    name: 'Moodle site admin keeps the hub even when Instructor is a proctor role',
+    input: { roles: [`${INST}Administrator`, `${M}Instructor`, `${SYS}Administrator`], proctorRoles: ['Instructor'] },
+    expected: { kind: 'instructor', isAdmin: true, canEditSettings: true, canProctor: true },
+  },
+  {
+    name: 'a teacher whose Instructor role is not a proctor role stays an instructor beside a proctor role',
+    input: { roles: [`${M}Instructor`, `${M}ContentDeveloper`], proctorRoles: [`${M}ContentDeveloper`] },
+    expected: { kind: 'instructor', canEditSettings: true, canReview: true, canProctor: true },
+  },
+  {
+    name: 'a TA is not a proctor because its principal Instructor is named (the sub-role decides)',
+    input: { roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`], proctorRoles: ['Instructor'] },
+    expected: { kind: 'instructor', canEditSettings: false, canReview: true, canProctor: true },
+  },
+  {
     name: 'an institution role configured as a proctor role grants nothing',
     input: { roles: [`${INST}Staff`], proctorRoles: [`${INST}Staff`] },
     expected: { kind: 'none', canProctor: false },
@@ -337,6 +367,12 @@ describe('decideLaunchTarget', () => {
     ['instructor on a course-level launch without a resource link', teacher, false, undefined, 'launchpad'],
     ['student on a course-level launch without a resource link', student, false, undefined, 'student-exam-list'],
     ['instructor from another placement on an exam link', teacher, true, 'assignment_selection', 'instructor-hub'],
+    ['placement compared without case or spaces', teacher, true, ' Course_Navigation ', 'launchpad'],
+    ['test user in course navigation gets the exam list', testUser, true, 'course_navigation', 'student-exam-list'],
+    ['Canvas designer-based proctor (ContentDeveloper named) on an exam link', mapRoles({ roles: [`${M}ContentDeveloper`], proctorRoles: [`${M}ContentDeveloper`] }), true, undefined, 'live-launch'],
+    ['TA on an exam link', mapRoles({ roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`] }), true, undefined, 'instructor-hub'],
+    ['TA in course navigation (may proctor)', mapRoles({ roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`] }), true, 'course_navigation', 'launchpad'],
+    ['system admin in course navigation', mapRoles({ roles: [`${SYS}SysAdmin`] }), true, 'course_navigation', 'launchpad'],
   ];
   for (const [name, decision, hasResourceLink, placement, expected] of table) {
     it(name, () => assert.equal(decideLaunchTarget({ decision, hasResourceLink, placement }), expected));

@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DEFAULT_INSTITUTION_SETTINGS, type InstitutionSettings } from '../../src/institution/settings.js';
+import {
+  brandingOf,
+  candidateRequest,
+  displayNameFor,
+  examConfigOf,
+  expireFor,
+  launchpadRequest,
+  linkTtlSeconds,
+  liveRequest,
+  proctorSettingsOf,
+  reviewerRequest,
+  type ExamConfig,
+} from '../../src/launches/fields.js';
+import { settingsSummary } from '../../src/launches/summary.js';
+import { EXAM_SETTINGS_OFF, validateCandidateLaunch, validateLaunchpad, validateLiveLaunch, validateReviewerLaunch } from '../../src/proctoring/contract.js';
+
+const QUIZ = 'https://moodle.example.edu/mod/quiz/view.php?id=7';
+const PAGES = {
+  launch_url: QUIZ,
+  exam_start: '^https://moodle\\.example\\.edu/mod/quiz/view\\.php\\?id=7$',
+  exam_take: '^https://moodle\\.example\\.edu/mod/quiz/attempt\\.php.*',
+  exam_end: '^https://moodle\\.example\\.edu/mod/quiz/review\\.php.*',
+};
+const SETTINGS = { ...EXAM_SETTINGS_OFF, record_video: true, verify_video: true, calculator: 2 };
+const IDS = { userId: '0c1f6b0e-1b2a-8c3d-9e4f-0123456789ab', examTag: 'ex-abcdefghijklmnopqrstuvwxyz', sectionId: 'sec-abcdefghijklmnopqrstuvwxyz' };
+const ROSTER = 'https://tool.example.edu/hosted/roster?t=token';
+const RETURN = { graceful: 'https://tool.example.edu/return/a/submitted?sig=x', ungraceful: 'https://tool.example.edu/return/a/ended?sig=y' };
+const ATTEMPT = '5e0b7c1a-8f5e-4f7e-9d6a-3b2c1d0e9f8a';
+
+const institution = (change: Partial<InstitutionSettings> = {}): InstitutionSettings => ({ ...DEFAULT_INSTITUTION_SETTINGS, ...change });
+const config = (change: Record<string, unknown> = {}): ExamConfig => {
+  const parsed = examConfigOf({ ...PAGES, exam_settings: SETTINGS, ...change });
+  assert.ok(parsed);
+  return parsed;
+};
+
+describe('examConfigOf', () => {
+  const table: [string, Record<string, unknown> | null, boolean][] = [
+    ['no settings', null, false],
+    ['empty settings', {}, false],
+    ['pages without exam_settings', { ...PAGES }, false],
+    ['exam_settings without launch_url', { ...PAGES, launch_url: undefined, exam_settings: SETTINGS }, false],
+    ['empty exam_end', { ...PAGES, exam_end: '', exam_settings: SETTINGS }, false],
+    ['exam_settings not an object', { ...PAGES, exam_settings: [] }, false],
+    ['pages and exam_settings', { ...PAGES, exam_settings: SETTINGS }, true],
+  ];
+  for (const [name, settings, configured] of table) {
+    it(`${name} → ${configured ? 'configured' : 'not configured'}`, () => assert.equal(examConfigOf(settings) !== undefined, configured));
+  }
+
+  it('reads the tool options: redirect mode and address, nothing else of `tool`', () => {
+    assert.equal(config().redirect, 'lms');
+    assert.equal(config({ tool: { redirect: 'message' } }).redirect, 'message');
+    assert.deepEqual([config({ tool: { redirect: 'url', redirect_url: 'https://x.example/done' } }).redirect, config({ tool: { redirect: 'url', redirect_url: 'https://x.example/done' } }).redirectUrl], ['url', 'https://x.example/done']);
+    assert.equal(config({ tool: { redirect: 'bogus' } }).redirect, 'lms');
+  });
+});
+
+describe('expire', () => {
+  const table: ['candidate' | 'staff', number | undefined, number | undefined][] = [
+    ['candidate', undefined, undefined],
+    ['candidate', 1, 1],
+    ['candidate', 18000, 18000],
+    ['candidate', 18001, undefined],
+    ['candidate', 0, undefined],
+    ['candidate', 7200.5, undefined],
+    ['staff', 3600, 3600],
+    ['staff', 7200, undefined],
+    ['staff', 60, 60],
+  ];
+  for (const [endpoint, exam, expected] of table) {
+    it(`${endpoint} with exam expire ${exam} → ${expected ?? 'omitted'}`, () => assert.equal(expireFor(endpoint, exam), expected));
+  }
+  it('roster links live as long as the URL they go with', () => {
+    assert.equal(linkTtlSeconds('candidate', undefined), 18000);
+    assert.equal(linkTtlSeconds('staff', undefined), 3600);
+    assert.equal(linkTtlSeconds('candidate', 600), 600);
+  });
+});
+
+describe('branding, proctor settings, display name', () => {
+  it('branding: the institution colours and the logo endpoint, nothing when nothing is set', () => {
+    assert.equal(brandingOf(institution(), undefined), undefined);
+    assert.deepEqual(brandingOf(institution({ branding: { primary_color: '0b5cad' } }), undefined), { primary_color: '0b5cad' });
+    assert.deepEqual(brandingOf(institution({ branding: { primary_color: '0b5cad', secondary_color: 'ffffff' } }), 'https://t.example/hosted/logo/k'), {
+      primary_color: '0b5cad',
+      secondary_color: 'ffffff',
+      logo_url: 'https://t.example/hosted/logo/k',
+    });
+  });
+
+  it('proctor settings: the exam wins member by member, the institution fills the rest', () => {
+    assert.equal(proctorSettingsOf(institution(), undefined), undefined);
+    assert.deepEqual(proctorSettingsOf(institution({ proctorSettings: { break_allowed: true, kickout_allowed: false } }), { kickout_allowed: true }), {
+      break_allowed: true,
+      kickout_allowed: true,
+    });
+  });
+
+  const names: [string, { namesRolesUrl?: string; displayName?: string }, string | undefined][] = [
+    ['with Names and Roles: never', { namesRolesUrl: 'https://lms/nrps', displayName: 'Ana' }, undefined],
+    ['without Names and Roles: the name claim', { displayName: 'Ana Núñez' }, 'Ana Núñez'],
+    ['trimmed', { displayName: '  Ana  ' }, 'Ana'],
+    ['blank: nothing', { displayName: '   ' }, undefined],
+    ['no name: nothing', {}, undefined],
+    ['cut to 100 characters (code points)', { displayName: '名'.repeat(150) }, '名'.repeat(100)],
+  ];
+  for (const [name, input, expected] of names) {
+    it(`display_name ${name}`, () => assert.equal(displayNameFor(input), expected));
+  }
+});
+
+describe('request builders', () => {
+  it('candidate: every field from its source, valid against the contract', () => {
+    const request = candidateRequest({
+      exam: config({ expire: 5400, break_settings: { number: 2, duration: 10 }, pre_auth_bypass: false }),
+      ids: IDS,
+      institution: institution({ branding: { primary_color: '0b5cad' }, domain: 'exams.example.edu', extensionAllowlist: ['a'.repeat(32)], preAuth: 'https://sso.example.edu/pre', postAuth: 'https://sso.example.edu/post' }),
+      attemptId: ATTEMPT,
+      returnLinks: RETURN,
+      rosterUrl: ROSTER,
+      logoUrl: 'https://tool.example.edu/hosted/logo/k',
+      extensionAllowlistUrl: 'https://tool.example.edu/hosted/extension-allowlist/k',
+      displayName: 'Ana',
+    });
+    assert.deepEqual(request, {
+      ...PAGES,
+      exam_settings: SETTINGS,
+      user_id: IDS.userId,
+      exam_tag: IDS.examTag,
+      section_id: IDS.sectionId,
+      roster_url: ROSTER,
+      attempt_id: ATTEMPT,
+      redirect_url: RETURN.graceful,
+      redirect_settings: { graceful_submission_url: RETURN.graceful, ungraceful_submission_url: RETURN.ungraceful },
+      expire: 5400,
+      pre_auth: 'https://sso.example.edu/pre',
+      post_auth: 'https://sso.example.edu/post',
+      pre_auth_bypass: false,
+      break_settings: { number: 2, duration: 10 },
+      branding: { primary_color: '0b5cad', logo_url: 'https://tool.example.edu/hosted/logo/k' },
+      domain: 'exams.example.edu',
+      extension_allowlist_url: 'https://tool.example.edu/hosted/extension-allowlist/k',
+      display_name: 'Ana',
+    });
+    assert.ok(validateCandidateLaunch(request).ok);
+  });
+
+  it('candidate: the minimum when the institution sets nothing', () => {
+    const request = candidateRequest({ exam: config(), ids: IDS, institution: institution(), attemptId: ATTEMPT, returnLinks: RETURN, rosterUrl: ROSTER, extensionAllowlistUrl: 'https://t/x' });
+    assert.deepEqual(Object.keys(request).sort(), ['attempt_id', 'exam_end', 'exam_settings', 'exam_start', 'exam_tag', 'exam_take', 'launch_url', 'redirect_settings', 'redirect_url', 'roster_url', 'section_id', 'user_id']);
+    assert.ok(validateCandidateLaunch(request).ok);
+  });
+
+  it("candidate: the exam's own pre_auth wins over the institution's, and takes its post_auth with it", () => {
+    const request = candidateRequest({
+      exam: config({ pre_auth: 'https://exam.example/pre' }),
+      ids: IDS,
+      institution: institution({ preAuth: 'https://sso.example/pre', postAuth: 'https://sso.example/post' }),
+      attemptId: ATTEMPT,
+      returnLinks: RETURN,
+      rosterUrl: ROSTER,
+    });
+    assert.equal(request.pre_auth, 'https://exam.example/pre');
+    assert.equal(request.post_auth, undefined);
+  });
+
+  it('reviewer: exam settings and behaviour, branding and domain; every setting off when not set up', () => {
+    const behavior = { exam_metrics: { exam_collusion: true } };
+    const request = reviewerRequest({ exam: config({ behavior_settings: behavior, expire: 900 }), ids: IDS, institution: institution({ domain: 'exams.example.edu' }), rosterUrl: ROSTER, fallbackExamSettings: EXAM_SETTINGS_OFF });
+    assert.deepEqual(request, { user_id: IDS.userId, exam_settings: SETTINGS, exam_tag: IDS.examTag, section_id: IDS.sectionId, roster_url: ROSTER, expire: 900, behavior_settings: behavior, domain: 'exams.example.edu' });
+    assert.ok(validateReviewerLaunch(request).ok);
+    const unconfigured = reviewerRequest({ exam: undefined, ids: IDS, institution: institution(), rosterUrl: ROSTER, fallbackExamSettings: EXAM_SETTINGS_OFF });
+    assert.deepEqual(unconfigured.exam_settings, EXAM_SETTINGS_OFF);
+    assert.ok(validateReviewerLaunch(unconfigured).ok);
+  });
+
+  it('live: exam name, proctor settings from exam and institution, the same tag and section', () => {
+    const request = liveRequest({ exam: config({ proctor_settings: { kickout_allowed: true } }), examName: '  Midterm  ', ids: IDS, institution: institution({ proctorSettings: { break_allowed: true } }), rosterUrl: ROSTER });
+    assert.deepEqual(request, { user_id: IDS.userId, exam_tag: IDS.examTag, section_id: IDS.sectionId, roster_url: ROSTER, exam_name: 'Midterm', proctor_settings: { break_allowed: true, kickout_allowed: true } });
+    assert.ok(validateLiveLaunch(request).ok);
+    assert.equal(liveRequest({ exam: undefined, examName: 'x'.repeat(300), ids: IDS, institution: institution(), rosterUrl: ROSTER }).exam_name?.length, 100);
+  });
+
+  it('launchpad: exam roster and roster of the course, institution proctor settings', () => {
+    const request = launchpadRequest({ userId: IDS.userId, institution: institution({ proctorSettings: { desk_scan_allowed: true } }), examRosterUrl: 'https://t/hosted/exam-roster?t=x', rosterUrl: ROSTER });
+    assert.deepEqual(request, { user_id: IDS.userId, exam_roster: 'https://t/hosted/exam-roster?t=x', roster_url: ROSTER, proctor_settings: { desk_scan_allowed: true } });
+    assert.ok(validateLaunchpad(request).ok);
+  });
+});
+
+describe('settingsSummary', () => {
+  it('lists the pages and only the options that are on, in words', () => {
+    const rows = settingsSummary(config({ tool: { redirect: 'message' } }));
+    const byLabel = new Map(rows.map((r) => [r.label, r.value]));
+    assert.equal(byLabel.get('Exam launch URL'), QUIZ);
+    assert.equal(byLabel.get('After the exam'), 'A "you may close this window" page');
+    assert.ok([...byLabel.values()].includes('Scientific'), JSON.stringify(rows));
+    assert.equal(rows.some((r) => r.value === 'Off'), false);
+  });
+});

@@ -1,0 +1,223 @@
+// Attempt lifecycle (launch, resume, graceful and ungraceful return, next attempt) and the stability of
+// the derived ids: the same across launches and roles of one exam, different across issuers,
+// deployments and resource links.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { JWTPayload } from 'jose';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { attemptOf, CLAIMS, demoExam, derived, launchAs, oneCall, pressHubButton, saveExamSettings, setInstitution, withRoles, ROLES, type Derived } from './helpers.js';
+
+const pathOf = (url: string) => {
+  const parsed = new URL(url);
+  return parsed.pathname + parsed.search;
+};
+
+describe('attempt lifecycle and id stability', () => {
+  let app: TestApp;
+  let d: Derived;
+  let issuer: string;
+  let exam: { id: string; settings: Record<string, unknown> | null };
+
+  before(async () => {
+    app = await startTestApp();
+    d = await derived(app);
+    issuer = app.tool.sandbox!.demoLms.registration.issuer;
+    exam = await demoExam(app);
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  const studentLaunch = async (flavor: 'canvas' | 'moodle' = 'moodle', claims?: (c: JWTPayload) => void) =>
+    oneCall(app, '/v2/candidate/launch', () => launchAs(app, { user: 'student', flavor, presentation: 'window', claims }));
+
+  describe('attempts', () => {
+    it('launch, resume with the same attempt_id, graceful return, hub shows it, next launch gets a new attempt_id', async () => {
+      const first = await studentLaunch('moodle');
+      const attemptId = first.body.attempt_id as string;
+      assert.match(attemptId, /^[0-9a-f-]{36}$/);
+      assert.equal((await attemptOf(app, attemptId))?.status, 'started');
+
+      const resumed = await studentLaunch('canvas');
+      assert.equal(resumed.body.attempt_id, attemptId, 'a resume keeps the attempt id');
+
+      const graceful = (first.body.redirect_settings as { graceful_submission_url: string }).graceful_submission_url;
+      assert.equal(first.body.redirect_url, graceful);
+      const back = await first.result.agent.get(pathOf(graceful));
+      assert.equal(back.status, 303);
+      // Forwarded to the launch's launch_presentation.return_url (the LMS course page).
+      const returnUrl = (first.result.claims[CLAIMS.presentation] as { return_url: string }).return_url;
+      assert.ok([returnUrl, (resumed.result.claims[CLAIMS.presentation] as { return_url: string }).return_url].includes(back.headers.location as string));
+      const finished = await attemptOf(app, attemptId);
+      assert.equal(finished?.status, 'submitted');
+      assert.ok(finished?.ended_at);
+
+      // A second visit of a return link changes nothing.
+      const ungracefulOfFinished = (first.body.redirect_settings as { ungraceful_submission_url: string }).ungraceful_submission_url;
+      assert.equal((await first.result.agent.get(pathOf(ungracefulOfFinished))).status, 303);
+      assert.equal((await attemptOf(app, attemptId))?.status, 'submitted');
+
+      const hub = await launchAs(app, { user: 'instructor', flavor: 'moodle', presentation: 'window' });
+      assert.match(hub.response.text, new RegExp(`data-attempt="${attemptId}" data-outcome="submitted"`));
+
+      const next = await studentLaunch('moodle');
+      assert.notEqual(next.body.attempt_id, attemptId, 'a finished attempt is not resumed');
+    });
+
+    it('an ungraceful end is recorded and shown on the hub', async () => {
+      const launched = await studentLaunch('canvas');
+      const attemptId = launched.body.attempt_id as string;
+      const ungraceful = (launched.body.redirect_settings as { ungraceful_submission_url: string }).ungraceful_submission_url;
+      const back = await launched.result.agent.get(pathOf(ungraceful));
+      assert.equal(back.status, 303);
+      assert.equal((await attemptOf(app, attemptId))?.status, 'ended');
+      const hub = await launchAs(app, { user: 'instructor', flavor: 'canvas', presentation: 'window' });
+      assert.match(hub.response.text, new RegExp(`data-attempt="${attemptId}" data-outcome="ended"`));
+      assert.match(hub.response.text, /Ended without submitting/);
+      assert.match(hub.response.text, /data-launch-outcome="redirected"/);
+    });
+
+    it('the exam may send candidates to a closing message or an address of its own instead of the LMS', async () => {
+      await saveExamSettings(app, exam.id, { ...exam.settings, tool: { redirect: 'message' } });
+      const toMessage = await studentLaunch();
+      const page = await toMessage.result.agent.get(pathOf(toMessage.body.redirect_url as string));
+      assert.equal(page.status, 200);
+      assert.match(page.text, /Your exam was submitted/);
+
+      await saveExamSettings(app, exam.id, { ...exam.settings, tool: { redirect: 'url', redirect_url: 'https://college.example.edu/after-exam' } });
+      const toUrl = await studentLaunch();
+      const forwarded = await toUrl.result.agent.get(pathOf((toUrl.body.redirect_settings as { ungraceful_submission_url: string }).ungraceful_submission_url));
+      assert.equal(forwarded.status, 303);
+      assert.equal(forwarded.headers.location, 'https://college.example.edu/after-exam');
+      await saveExamSettings(app, exam.id, exam.settings);
+    });
+
+    it('concurrent launches of one candidate (double click, two tabs) share one attempt', async () => {
+      const before = app.tool.sandbox!.emulator.received.length;
+      const statuses = await Promise.all(Array.from({ length: 8 }, () => launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window' }).then((l) => l.response.status)));
+      assert.deepEqual(statuses, Array.from({ length: 8 }, () => 302));
+      const ids = new Set(app.tool.sandbox!.emulator.received.slice(before).map((c) => (c.body as { attempt_id: string }).attempt_id));
+      assert.equal(ids.size, 1);
+    });
+  });
+
+  describe('ids', () => {
+    it('user_id, exam_tag and section_id are the same in candidate, reviewer and live launches of one exam, and for one person in every role', async () => {
+      const candidate = await studentLaunch('canvas');
+      const hub = await launchAs(app, { user: 'instructor', flavor: 'moodle', presentation: 'window' });
+      const reviewer = await oneCall(app, '/v2/reviewer/launch', () => pressHubButton(hub, 'review'));
+      const live = await oneCall(app, '/v2/live/launch', () => pressHubButton(hub, 'live'));
+      for (const body of [reviewer.body, live.body]) {
+        assert.equal(body.exam_tag, candidate.body.exam_tag);
+        assert.equal(body.section_id, candidate.body.section_id);
+      }
+      assert.equal(candidate.body.exam_tag, d.examTag(issuer, '1', 'exam-midterm'));
+      assert.equal(candidate.body.section_id, d.sectionId(issuer, '1', 'course-101'));
+      assert.match(String(candidate.body.exam_tag), /^[\x21-\x7e]{1,100}$/);
+
+      // The student (sub 5) launching with an instructor role keeps the same pseudonymous user_id.
+      const asInstructor = await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window', claims: withRoles(ROLES.instructor) });
+      const sameUser = await oneCall(app, '/v2/reviewer/launch', () => pressHubButton(asInstructor, 'review'));
+      assert.equal(sameUser.body.user_id, candidate.body.user_id);
+      assert.equal(candidate.body.user_id, d.userId(issuer, '5'));
+      assert.match(String(candidate.body.user_id), /^[a-zA-Z0-9-]{36}$/);
+      assert.notEqual(reviewer.body.user_id, candidate.body.user_id, 'another person, another user_id');
+    });
+
+    it('another resource link is another exam: new exam_tag, same section_id and user_id; a first instructor launch opens its settings', async () => {
+      const link = (claims: JWTPayload) => {
+        claims[CLAIMS.resourceLink] = { id: 'exam-final', title: 'Final exam' };
+      };
+      // Not set up yet: the student gets a clear page and nothing is sent upstream.
+      const early = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window', claims: link });
+      assert.equal(early.response.status, 409);
+      assert.match(early.response.text, /Your instructor has not set up this exam yet/);
+
+      const instructor = await launchAs(app, { user: 'instructor', flavor: 'moodle', presentation: 'window', claims: link });
+      assert.equal(instructor.response.status, 303);
+      const location = new URL(instructor.response.headers.location as string, app.baseUrl);
+      const examId = /^\/lti\/exams\/([0-9a-f-]{36})\/settings$/.exec(location.pathname)?.[1];
+      assert.ok(examId, location.pathname);
+      assert.equal(location.searchParams.get('ltik'), instructor.ltik);
+
+      await saveExamSettings(app, examId, exam.settings);
+      const other = await studentLaunch('moodle', link);
+      const main = await studentLaunch('moodle');
+      assert.notEqual(other.body.exam_tag, main.body.exam_tag);
+      assert.equal(other.body.exam_tag, d.examTag(issuer, '1', 'exam-final'));
+      assert.equal(other.body.section_id, main.body.section_id);
+      assert.equal(other.body.user_id, main.body.user_id);
+      assert.notEqual(other.body.attempt_id, main.body.attempt_id);
+    });
+
+    it('a student who is the first to open a copied link (custom proctor_exam_id) gets the original exam settings', async () => {
+      const copied = (claims: JWTPayload) => {
+        claims[CLAIMS.context] = { id: 'course-101-copy', label: 'STAT101', title: 'Statistics (next term)', type: ['CourseSection'] };
+        claims[CLAIMS.resourceLink] = { id: 'exam-midterm-copy', title: 'Midterm exam' };
+        claims[CLAIMS.custom] = { ...(claims[CLAIMS.custom] as Record<string, string> | undefined), proctor_exam_id: exam.id };
+      };
+      const launched = await studentLaunch('canvas', copied);
+      assert.equal(launched.result.response.status, 302);
+      assert.equal(launched.body.launch_url, exam.settings!.launch_url);
+      assert.deepEqual(launched.body.exam_settings, exam.settings!.exam_settings);
+      assert.equal(launched.body.exam_tag, d.examTag(issuer, '1', 'exam-midterm-copy'));
+      assert.equal(launched.body.section_id, d.sectionId(issuer, '1', 'course-101-copy'));
+    });
+
+    it('another deployment: new exam_tag and section_id, the same user_id (same issuer and sub)', async () => {
+      const { registration } = app.tool.sandbox!.demoLms;
+      await app.tool.lti.deployments.add(registration.issuer, registration.clientId, '2');
+      const deployment = (claims: JWTPayload) => {
+        claims[CLAIMS.deploymentId] = '2';
+      };
+      const login = (params: Record<string, string>) => {
+        params.lti_deployment_id = '2';
+      };
+      const instructor = await launchAs(app, { user: 'instructor', flavor: 'moodle', presentation: 'window', claims: deployment, login });
+      assert.equal(instructor.response.status, 303);
+      const examId = /\/lti\/exams\/([0-9a-f-]{36})\/settings/.exec(instructor.response.headers.location as string)?.[1];
+      assert.ok(examId);
+      await saveExamSettings(app, examId, exam.settings);
+      const there = await oneCall(app, '/v2/candidate/launch', () => launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window', claims: deployment, login }));
+      const here = await studentLaunch('moodle');
+      assert.equal(there.body.exam_tag, d.examTag(issuer, '2', 'exam-midterm'));
+      assert.equal(there.body.section_id, d.sectionId(issuer, '2', 'course-101'));
+      assert.notEqual(there.body.exam_tag, here.body.exam_tag);
+      assert.notEqual(there.body.section_id, here.body.section_id);
+      assert.equal(there.body.user_id, here.body.user_id);
+    });
+
+    it('another issuer (a second LMS with the same user and course ids): every id differs', async () => {
+      const demoLms = app.tool.sandbox!.demoLms;
+      const { registration } = demoLms;
+      const otherIssuer = 'https://moodle.other-college.example';
+      await app.tool.lti.platforms.register({
+        issuer: otherIssuer,
+        clientId: registration.clientId,
+        authUrl: registration.authUrl,
+        tokenUrl: registration.tokenUrl,
+        key: { jwk: JSON.stringify(demoLms.jwks().keys[0]) },
+        deploymentIds: ['1'],
+      });
+      await setInstitution(app, {});
+      const login = (params: Record<string, string>) => {
+        params.iss = otherIssuer;
+      };
+      const fromOther = (claims: JWTPayload) => {
+        claims.iss = otherIssuer;
+      };
+      const instructor = await launchAs(app, { user: 'instructor', flavor: 'moodle', presentation: 'window', claims: fromOther, login });
+      assert.equal(instructor.response.status, 303, instructor.response.text.slice(0, 300));
+      const examId = /\/lti\/exams\/([0-9a-f-]{36})\/settings/.exec(instructor.response.headers.location as string)?.[1];
+      assert.ok(examId);
+      assert.notEqual(examId, exam.id);
+      await saveExamSettings(app, examId, exam.settings);
+      const there = await oneCall(app, '/v2/candidate/launch', () => launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window', claims: fromOther, login }));
+      const here = await studentLaunch('moodle');
+      assert.equal(there.body.user_id, d.userId(otherIssuer, '5'));
+      assert.notEqual(there.body.user_id, here.body.user_id);
+      assert.notEqual(there.body.exam_tag, here.body.exam_tag);
+      assert.notEqual(there.body.section_id, here.body.section_id);
+    });
+  });
+});
