@@ -6,10 +6,20 @@ import type { Database } from './db/types.js';
 import { toolUrl, type Config } from './config.js';
 import { createAttemptStore } from './exams/attempts.js';
 import { createExamStore } from './exams/store.js';
+import { resolveExamForLaunch } from './exams/course-copy.js';
+import { createSettingsChangeLog } from './exams/settings/changes.js';
+import { createDeepLinkingHandler } from './exams/settings/deep-linking.js';
+import { createExamSettingsRoutes } from './exams/settings/routes.js';
+import { createExamSettingsService } from './exams/settings/service.js';
+import { createCsrf } from './http/csrf.js';
 import { errorHandler, notFound, renderRefusal } from './http/error-handler.js';
+import { createHostedEndpoints } from './hosted/index.js';
+import { createHostedLinks } from './hosted/links.js';
+import { createInstitutionSettingsStore } from './institution/settings.js';
 import { createLaunchLog } from './launches/log.js';
 import { createReturnRoutes } from './launches/return-routes.js';
-import { createLaunchService, type ProctoringLaunches } from './launches/service.js';
+import { createLaunchHandler, createLaunchRoutes } from './launches/routes.js';
+import { createLaunchService, type LaunchService } from './launches/service.js';
 import type { ToolDescription } from './lti/dynamic-registration.js';
 import { createLtiAdapter, LTI_ROUTES, type LtiAdapter } from './lti/provider.js';
 import { createRegistrationLinks } from './lti/registration-links.js';
@@ -58,9 +68,11 @@ export async function createApp({ config, db, logger, encryptionKey }: AppDeps):
   const exams = createExamStore(db);
   const attempts = createAttemptStore(db);
   const refuse = renderRefusal(logger);
+  const institutions = createInstitutionSettingsStore(db);
+  const hostedLinks = createHostedLinks({ baseUrl, secret: await installationSecret(db, 'hosted-links') });
 
   // The launch service needs the proctoring client, which needs the sandbox, which needs the LTI adapter.
-  const launches: { service?: ReturnType<typeof createLaunchService> } = {};
+  const launches: { service?: LaunchService; handle?: ReturnType<typeof createLaunchHandler> } = {};
   const lti = await createLtiAdapter({
     db,
     encryptionKey,
@@ -71,13 +83,20 @@ export async function createApp({ config, db, logger, encryptionKey }: AppDeps):
     logger,
     refuse,
     onLaunch: async (launch, req, res) => {
-      if (!launches.service) throw new Error('launch service not ready');
-      await launches.service.handle(launch, req, res);
+      if (!launches.handle) throw new Error('launch service not ready');
+      if (launch.messageType === 'LtiDeepLinkingRequest') {
+        await deepLinking.handle(launch, req, res);
+        return;
+      }
+      await hosted.contexts.remember(launch).catch((error: unknown) => logger.warn({ err: error }, 'could not record the course of this launch for its roster'));
+      await launches.handle(launch, req, res);
     },
   });
 
   // Sandbox pages (demo LMS, emulator) are mounted before the tool's security headers: they stand in
   // for other sites and use their own inline scripts.
+  const csrf = createCsrf({ secret: encryptionKey, secure: config.publicUrl.protocol === 'https:', sessionIdOf: (req) => lti.sessionIdOf(req) });
+
   let sandbox: Sandbox | undefined;
   if (config.sandbox) {
     sandbox = await createSandbox({ baseUrl, lti, exams, logger });
@@ -100,11 +119,27 @@ export async function createApp({ config, db, logger, encryptionKey }: AppDeps):
     exams,
     attempts,
     log: createLaunchLog(db),
-    proctoring: proctoring as unknown as ProctoringLaunches,
+    proctoring,
+    institutions,
+    hostedLinks,
+    // `hosted` is built below; this runs at launch time only.
+    hasLogo: async (key) => (await hosted.logos.findByKey(key)) !== undefined,
+    // Exam settings: a deep-linked link takes its exam over; a copied course gets a copy of the settings.
+    resolveExam: (key, title, customExamId) => resolveExamForLaunch(exams, key, title, customExamId, { changes: createSettingsChangeLog(db) }),
     pseudonymSecret: secret,
     baseUrl,
     logger,
   });
+  const launchRouteDeps = { service: launches.service, lti, csrf };
+  launches.handle = createLaunchHandler(launchRouteDeps);
+  lti.sessionRouter.use(createLaunchRoutes(launchRouteDeps));
+
+  // Exam settings and deep linking (issue 6): the settings view and its JSON API, the content picker.
+  const sandboxMode = Boolean(sandbox);
+  const deepLinking = createDeepLinkingHandler({ lti, db, csrf, pseudonymSecret: secret, sandbox: sandboxMode, launchUrl: toolUrl(config, LTI_ROUTES.launch) });
+  lti.sessionRouter.use(createExamSettingsRoutes({ lti, service: createExamSettingsService({ db }), csrf, pseudonymSecret: secret, sandbox: sandboxMode, logger }));
+  lti.sessionRouter.use(deepLinking.router);
+  // End of exam settings and deep linking.
 
   app.use(
     helmet({
@@ -126,6 +161,11 @@ export async function createApp({ config, db, logger, encryptionKey }: AppDeps):
     }),
   );
   app.use('/static', express.static(`${ROOT}public`, { maxAge: '1h', index: false }));
+
+  // Hosted endpoints: roster, exam roster, logo and extension allowlist, fetched cross-origin (CORS, no
+  // cookies) by the proctoring service's pages. Helmet's Cross-Origin-Resource-Policy is cross-origin.
+  const hosted = createHostedEndpoints({ db, config, lti, exams, institutions, links: hostedLinks, pseudonymSecret: secret, logger });
+  app.use(hosted.router);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -153,7 +193,7 @@ export async function createApp({ config, db, logger, encryptionKey }: AppDeps):
     }),
   );
   lti.mount(app);
-  app.use(createReturnRoutes({ attempts, secret }));
+  app.use(createReturnRoutes({ attempts, exams, secret }));
 
   app.use(notFound);
   app.use(errorHandler(logger));

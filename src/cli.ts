@@ -1,3 +1,4 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { USER_AGENT } from './app.js';
 import { ConfigError, loadConfig, toolUrl, type Config } from './config.js';
@@ -5,6 +6,8 @@ import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import type { Database } from './db/types.js';
 import { developmentEncryptionKey } from './dev-encryption-key.js';
+import { exportExams, importExams } from './exams/transfer.js';
+import { addInstitutionCommands } from './institution/cli.js';
 import { createLogger } from './logger.js';
 import { createLtiAdapter, LTI_ROUTES, type LtiAdapter } from './lti/provider.js';
 import { createRegistrationLinks } from './lti/registration-links.js';
@@ -137,7 +140,66 @@ export function buildCli(): Command {
       });
     });
 
+  // Institution settings (logo, extension allowlist): src/institution/cli.ts.
+  addInstitutionCommands(program, withDatabase);
+
+  const exam = program.command('exam').description('proctored exams as JSON: bulk setup, moving between courses, backups');
+
+  exam
+    .command('export')
+    .description('print every exam (or those of one course) as JSON')
+    .option('--course <contextId>', 'only the exams of this LTI context (course) id')
+    .option('--issuer <url>', 'only the exams of this platform issuer')
+    .option('--output <file>', 'write to this file instead of standard output')
+    .action(async (options: { course?: string; issuer?: string; output?: string }) => {
+      await withDatabase(async ({ db }) => {
+        const file = await exportExams(db, { contextId: options.course, issuer: options.issuer });
+        const text = `${JSON.stringify(file, null, 2)}\n`;
+        if (options.output) {
+          await writeFile(options.output, text, 'utf8');
+          console.error(`Exported ${file.exams.length} exam${file.exams.length === 1 ? '' : 's'} to ${options.output}.`);
+        } else {
+          process.stdout.write(text);
+        }
+      });
+    });
+
+  exam
+    .command('import')
+    .description('create or replace exams from an exported JSON file ("-" reads standard input); nothing is imported if any exam is refused')
+    .argument('<file>', 'the JSON file')
+    .action(async (path: string) => {
+      const text = path === '-' ? await readStdin() : await readFile(path, 'utf8');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (error) {
+        console.error(`Nothing was imported: ${path} is not valid JSON (${(error as Error).message}).`);
+        process.exitCode = 1;
+        return;
+      }
+      await withDatabase(async ({ db }) => {
+        const result = await importExams(db, parsed);
+        if (result.ok) {
+          console.log(`Imported ${result.created + result.updated} exam${result.created + result.updated === 1 ? '' : 's'}: ${result.created} created, ${result.updated} updated.`);
+          return;
+        }
+        console.error(`Nothing was imported.${result.message ? ` ${result.message}` : ''}`);
+        for (const refusal of result.refusals) {
+          console.error(`Exam #${refusal.index + 1} (${refusal.key}):`);
+          for (const violation of refusal.violations) console.error(`  ${violation.path || '(exam)'}: ${violation.message}`);
+        }
+        process.exitCode = 1;
+      });
+    });
+
   return program;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function run(): Promise<void> {

@@ -41,6 +41,8 @@ export interface Config {
   trustProxyHops: number;
   /** Origins allowed to read the hosted endpoints (roster, logo, …) cross-origin; ['*'] for any. */
   corsAllowedOrigins: string[];
+  /** Hosted endpoints: how long a course roster (from Names and Roles) is reused, and how long one fetch may take. */
+  hosted: { rosterCacheSeconds: number; rosterFetchTimeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -116,6 +118,8 @@ const envSchema = z.object({
   REGISTRATION_LINK_TTL_SECONDS: integerIn(60, 30 * 86_400, 7 * 86_400),
   TRUST_PROXY_HOPS: integerIn(0, 10, 0),
   CORS_ALLOWED_ORIGINS: z.preprocess((value) => blankToUndefined(value) ?? '*', z.string()),
+  ROSTER_CACHE_SECONDS: integerIn(1, 3600, 60),
+  ROSTER_FETCH_TIMEOUT_MS: integerIn(1000, 300_000, 30_000),
 });
 
 export function loadConfig(env: Env): Config {
@@ -198,6 +202,7 @@ export function loadConfig(env: Env): Config {
     },
     trustProxyHops: e.TRUST_PROXY_HOPS,
     corsAllowedOrigins: origins.length > 0 ? origins : ['*'],
+    hosted: { rosterCacheSeconds: e.ROSTER_CACHE_SECONDS, rosterFetchTimeoutMs: e.ROSTER_FETCH_TIMEOUT_MS },
   };
 }
 

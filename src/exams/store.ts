@@ -60,6 +60,20 @@ export interface ExamStore {
   saveSettings(id: string, settings: ExamSettings): Promise<void>;
   setStatus(id: string, status: ExamStatus): Promise<void>;
   listByContext(issuer: string, clientId: string, deploymentId: string, contextId: string): Promise<Exam[]>;
+  /** Every exam, optionally of one issuer and/or context id, in key order (export). */
+  listAll(filter?: { issuer?: string; contextId?: string }): Promise<Exam[]>;
+  /**
+   * Creates or replaces the exam of this key with the given title, settings and status (import). A new
+   * exam takes `id` when given and still free, so exported ids (deep-link custom parameters) survive.
+   */
+  upsert(input: ExamKey & { id?: string; title: string; settings: ExamSettings | null; status: ExamStatus }): Promise<Exam>;
+  /** Saves settings only on an exam that has none yet; false when it already had some (course copy). */
+  saveSettingsIfUnset(id: string, settings: ExamSettings): Promise<boolean>;
+  /**
+   * Moves an exam from a placeholder resource link id to the real one the LMS assigned (deep linking);
+   * undefined when it is no longer on the placeholder or the key is taken.
+   */
+  claimResourceLink(id: string, placeholderResourceLinkId: string, resourceLinkId: string, title: string): Promise<Exam | undefined>;
 }
 
 export function createExamStore(db: Queryable): ExamStore {
@@ -99,6 +113,45 @@ export function createExamStore(db: Queryable): ExamStore {
         [issuer, clientId, deploymentId, contextId],
       );
       return result.rows.map(toExam);
+    },
+    async listAll(filter = {}) {
+      const result = await db.query<ExamRow>(
+        `SELECT * FROM exams WHERE ($1::text IS NULL OR issuer = $1) AND ($2::text IS NULL OR context_id = $2)
+         ORDER BY issuer, client_id, deployment_id, context_id, resource_link_id`,
+        [filter.issuer ?? null, filter.contextId ?? null],
+      );
+      return result.rows.map(toExam);
+    },
+    async upsert(input) {
+      const settings = input.settings === null ? null : JSON.stringify(input.settings);
+      const existingId = await db.query<{ id: string }>('SELECT id FROM exams WHERE id = $1', [input.id ?? randomUUID()]);
+      const id = input.id && existingId.rows.length === 0 ? input.id : randomUUID();
+      const result = await db.query<ExamRow>(
+        `INSERT INTO exams (id, issuer, client_id, deployment_id, context_id, resource_link_id, title, settings, status)
+         VALUES ($6, $1, $2, $3, $4, $5, $7, $8::jsonb, $9)
+         ON CONFLICT (issuer, client_id, deployment_id, context_id, resource_link_id)
+           DO UPDATE SET title = EXCLUDED.title, settings = EXCLUDED.settings, status = EXCLUDED.status, updated_at = now()
+         RETURNING *`,
+        [...keyParams(input), id, input.title.slice(0, 255), settings, input.status],
+      );
+      const row = result.rows[0];
+      if (!row) throw new Error('exam upsert returned nothing');
+      return toExam(row);
+    },
+    async saveSettingsIfUnset(id, settings) {
+      const result = await db.query('UPDATE exams SET settings = $2::jsonb, updated_at = now() WHERE id = $1 AND settings IS NULL', [id, JSON.stringify(settings)]);
+      return result.rowCount > 0;
+    },
+    async claimResourceLink(id, placeholderResourceLinkId, resourceLinkId, title) {
+      const result = await db.query<ExamRow>(
+        `UPDATE exams SET resource_link_id = $3, title = $4, updated_at = now()
+         WHERE id = $1 AND resource_link_id = $2
+           AND NOT EXISTS (SELECT 1 FROM exams other WHERE other.issuer = exams.issuer AND other.client_id = exams.client_id
+             AND other.deployment_id = exams.deployment_id AND other.context_id = exams.context_id AND other.resource_link_id = $3)
+         RETURNING *`,
+        [id, placeholderResourceLinkId, resourceLinkId, title.slice(0, 255)],
+      );
+      return result.rows[0] ? toExam(result.rows[0]) : undefined;
     },
   };
 }

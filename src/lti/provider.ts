@@ -7,9 +7,11 @@ import LtijsRequest from 'ltijs/dist/Utils/Request.js';
 import type { Database } from '../db/types.js';
 import type { Logger } from '../logger.js';
 import { launchClaimsSchema, toLaunch, type LtiLaunch } from './claims.js';
+import type { DeepLinkingResponse, LtiResourceLinkItem } from './deep-linking.js';
 import { createDeploymentStore, type DeploymentStore } from './deployments.js';
 import { LtiRefusal, refusalFromLtijsMessage, type LtiRefusalCode } from './errors.js';
 import { createLoginStateStore, type LoginStateStore } from './login-states.js';
+import { createNamesRolesClient, type NamesRolesMember } from './names-roles.js';
 import { createPlatformKeys } from './platform-keys.js';
 import { LtijsStore } from './store/ltijs-store.js';
 import { createTokenValidator, type TokenValidator } from './token-validator.js';
@@ -77,6 +79,12 @@ export interface LtiAdapter {
   launchOf(res: Response): Promise<LtiLaunch>;
   /** The ltik of the current session, to carry in forms and links of session pages. */
   ltikOf(res: Response): string;
+  /** The LTI session token a request carries (query, body or Authorization header), '' when none: binds CSRF tokens to the session. */
+  sessionIdOf(req: Request): string;
+  /** Signs the deep-linking response of the current deep-linking session (LTI Deep Linking 2.0 §4.2). */
+  deepLinkingResponse(res: Response, items: LtiResourceLinkItem[], options?: { message?: string }): Promise<DeepLinkingResponse>;
+  /** Every member of a context from Names and Roles, all pages; throws NamesRolesError (names-roles.ts). */
+  members(platform: { issuer: string; clientId: string }, membershipsUrl: string, options?: { signal?: AbortSignal }): Promise<NamesRolesMember[]>;
   close(): Promise<void>;
 }
 
@@ -253,6 +261,16 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     deployments,
     launchOf,
     ltikOf,
+    sessionIdOf: (req) => ltikFromRequest(req) ?? '',
+    async deepLinkingResponse(res, items, responseOptions) {
+      const token = res.locals.token as { platformContext?: { deepLinkingSettings?: { deep_link_return_url?: unknown } } } | undefined;
+      const returnUrl = token?.platformContext?.deepLinkingSettings?.deep_link_return_url;
+      if (!token || typeof returnUrl !== 'string') throw new LtiRefusal('unsupported_message', 'this session is not a deep-linking launch');
+      // Only `message`: ltijs writes errMessage under a misspelt claim name ('…/errormsg ' with a space).
+      const jwt = await lti.DeepLinking.createDeepLinkingMessage(token, items, responseOptions?.message ? { message: responseOptions.message } : undefined);
+      return { returnUrl, jwt };
+    },
+    members: createNamesRolesClient({ provider: lti, encryptionKey: options.encryptionKey, userAgent: options.userAgent }).members,
     platforms: {
       async register(input) {
         const authConfig =

@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import type { ExamStore } from '../exams/store.js';
 import type { Logger } from '../logger.js';
 import { LTI_ROUTES, type LtiAdapter } from '../lti/provider.js';
+import { EXAM_SETTINGS_OFF } from '../proctoring/contract.js';
 import { createDemoLms, type DemoLms } from './demo-lms/index.js';
 import { createEmulator } from './emulator/index.js';
 
@@ -79,36 +80,23 @@ async function seedDemoExam(deps: { exams: ExamStore }, demoLms: DemoLms): Promi
     exam_take: `^${escaped}/attempt.*`,
     exam_end: `^${escaped}/review.*`,
     exam_settings: {
+      ...EXAM_SETTINGS_OFF,
       record_video: true,
       record_audio: true,
       record_screen: true,
-      record_web_traffic: false,
       record_desk: 2,
       verify_video: true,
       verify_audio: true,
       verify_desktop: true,
       verify_id: 1,
       verify_signature: true,
-      full_screen: 0,
       disable_clipboard: true,
       tabs: 1,
       close_tabs: true,
       one_screen: true,
       disable_printing: true,
       block_downloads: true,
-      clear_cache: false,
       disable_right_click: true,
-      calculator: 0,
-      whiteboard: false,
-      disable_extensions: false,
-      live_proctor: false,
-      mobile: false,
-      advanced_program_detection: false,
-      advanced_hardware_detection: false,
-      advanced_vm_detection: false,
-      allowed_macos_apps: [],
-      allowed_windows_apps: [],
-      strict_apps_validation: 0,
     },
   });
 }

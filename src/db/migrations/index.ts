@@ -2,6 +2,9 @@ import type { Queryable } from '../types.js';
 import ltijsStore from './0001_ltijs_store.js';
 import * as lti from './0002_lti.js';
 import * as exams from './0003_exams.js';
+import * as institution from './0004_institution.js';
+import * as hosted from './0005_hosted.js';
+import * as examSettings from './0007_exam_settings.js';
 
 /**
  * One schema change. `up` runs inside the single transaction of `migrate()`, so: one statement per
@@ -19,4 +22,7 @@ export const migrations: readonly Migration[] = [
   ltijsStore,
   { name: '0002_lti', up: lti.up },
   { name: '0003_exams', up: exams.up },
+  { name: '0004_institution', up: institution.up },
+  { name: '0005_hosted', up: hosted.up },
+  { name: '0007_exam_settings', up: examSettings.up },
 ];

@@ -94,6 +94,10 @@ export interface DemoLms {
   initiateLogin(input: LoginInput): Promise<LoginInitiation>;
   /** An access token as /token would grant it, for tests of Names and Roles. */
   issueAccessToken(scopes?: readonly string[]): TokenGrant;
+  /** Changes the class Names and Roles serves: generated learners and the default page size (undefined: one page). */
+  setClass(options: { classSize?: number; nrpsPageSize?: number | undefined }): void;
+  /** Names and Roles page requests answered so far (any status but 401/403), for tests of caching. */
+  nrpsPageRequests(): number;
 }
 
 export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
@@ -102,8 +106,10 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
   const clientId = options.clientId ?? (flavor === 'canvas' ? '10000000000017' : 'Xz4rKq2mTbN8wLp');
   const deploymentId = options.deploymentId ?? '1';
   const now = options.now ?? Date.now;
-  const classSize = options.classSize ?? 30;
+  let classSize = options.classSize ?? 30;
   if (!Number.isInteger(classSize) || classSize < 0) throw new Error('classSize must be a non-negative integer');
+  let nrpsPageSize = options.nrpsPageSize;
+  let nrpsPageRequests = 0;
 
   const keys = await platformKeys(options.privateKey, options.kid);
   const course = createDemoCourse();
@@ -175,7 +181,11 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
     defaultFlavor: flavor,
     course,
     users,
-    members: membersOf,
+    // Called once per Names and Roles page the router serves.
+    members: () => {
+      nrpsPageRequests++;
+      return membersOf();
+    },
     tool,
     redirectUris,
     urls,
@@ -185,7 +195,9 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
     toolKeys,
     now,
     tokenContentType: options.tokenContentType ?? 'json',
-    nrpsPageSize: options.nrpsPageSize,
+    get nrpsPageSize() {
+      return nrpsPageSize;
+    },
     ...(options.viewsDir && options.publicDir ? { viewsDir: options.viewsDir, publicDir: options.publicDir } : defaultPaths()),
     initiateLogin: startLogin,
     buildLaunchClaims: build,
@@ -210,5 +222,17 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
       return startLogin({ user: user.key, userId: user.id, flavor: input.flavor ?? flavor, kind, linkId, presentation: input.presentation ?? 'iframe' });
     },
     issueAccessToken: (scopes) => oauth.issue(scopes ?? [NRPS_SCOPE]),
+    setClass(change) {
+      if (change.classSize !== undefined) {
+        if (!Number.isInteger(change.classSize) || change.classSize < 0) throw new Error('classSize must be a non-negative integer');
+        classSize = change.classSize;
+        members = undefined;
+      }
+      if ('nrpsPageSize' in change) {
+        if (change.nrpsPageSize !== undefined && (!Number.isInteger(change.nrpsPageSize) || change.nrpsPageSize < 1)) throw new Error('nrpsPageSize must be a positive integer');
+        nrpsPageSize = change.nrpsPageSize;
+      }
+    },
+    nrpsPageRequests: () => nrpsPageRequests,
   };
 }

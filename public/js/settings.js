@@ -1,0 +1,520 @@
+// The exam settings form: the client of the settings JSON API (src/exams/settings/routes.ts).
+// Prerequisites, presets and pattern checks use the data the server renders into #settings-data, taken
+// from the Launch API contract; the server validates every save again with the contract itself.
+(function () {
+  'use strict';
+
+  const form = document.getElementById('settings-form');
+  const dataElement = document.getElementById('settings-data');
+  if (!form || !dataElement) return;
+  const data = JSON.parse(dataElement.textContent || '{}');
+  const ltik = document.querySelector('meta[name="ltik"]')?.getAttribute('content') || '';
+  const csrfToken = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') || '';
+
+  const idOf = (path) => 'f-' + path.replace(/[^a-zA-Z0-9_]/g, '-');
+  const controls = (path) => Array.from(form.querySelectorAll('[name="' + path + '"]'));
+  const control = (path) => controls(path)[0];
+  const byId = (id) => document.getElementById(id);
+
+  // ---------------------------------------------------------------------------------------------
+  // Reading and writing single fields.
+
+  function readValue(path) {
+    const list = controls(path);
+    const first = list[0];
+    if (!first) return undefined;
+    if (first.type === 'checkbox') return first.checked;
+    if (first.type === 'radio') {
+      const checked = list.find((input) => input.checked);
+      if (!checked) return undefined;
+      return first.dataset.kind === 'choice' ? Number(checked.value) : checked.value;
+    }
+    return first.value;
+  }
+
+  function writeValue(path, value) {
+    const list = controls(path);
+    const first = list[0];
+    if (!first) return;
+    if (first.type === 'checkbox') first.checked = value === true;
+    else if (first.type === 'radio') list.forEach((input) => { input.checked = input.value === String(value); });
+    else first.value = value === undefined || value === null ? '' : String(value);
+  }
+
+  /** Whole numbers as numbers; anything else typed is kept as text so the server can say what is wrong. */
+  function integerOrText(text) {
+    const trimmed = String(text).trim();
+    if (trimmed === '') return undefined;
+    return /^-?\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
+  }
+
+  function textOrUndefined(text) {
+    const trimmed = String(text || '').trim();
+    return trimmed === '' ? undefined : trimmed;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The form as a settings document (the reverse of formValues in src/exams/settings/fields.ts).
+
+  const EXAM_SETTINGS_PREFIX = 'exam_settings.';
+
+  function examSettingsFromForm() {
+    const out = {};
+    form.querySelectorAll('[name^="exam_settings."]').forEach((element) => {
+      const member = element.name.slice(EXAM_SETTINGS_PREFIX.length);
+      if (member in out) return;
+      const kind = element.dataset.kind;
+      if (kind === 'lines') {
+        out[member] = element.value.split('\n').map((line) => line.trim()).filter(Boolean);
+      } else if (kind === 'windows-apps') {
+        out[member] = element.value
+          .split('\n')
+          .map((line) => line.trim())
+          .filter(Boolean)
+          .map((line) => {
+            const [binary = '', product = '', company = ''] = line.split('|').map((part) => part.trim());
+            return { binary_name: binary, product_name: product, company_name: company };
+          });
+      } else {
+        out[member] = readValue(element.name);
+      }
+    });
+    return out;
+  }
+
+  function documentFromForm() {
+    const doc = {
+      launch_url: readValue('launch_url').trim(),
+      exam_start: readValue('exam_start').trim(),
+      exam_take: readValue('exam_take').trim(),
+      exam_end: readValue('exam_end').trim(),
+      exam_settings: examSettingsFromForm(),
+    };
+    const weights = {};
+    form.querySelectorAll('[name^="behavior_settings.frame_metrics."]').forEach((select) => {
+      if (select.value !== '') weights[select.name.split('.').pop()] = Number(select.value);
+    });
+    const highlights = {};
+    let anyHighlight = false;
+    form.querySelectorAll('[name^="behavior_settings.exam_metrics."]').forEach((box) => {
+      highlights[box.name.split('.').pop()] = box.checked;
+      anyHighlight = anyHighlight || box.checked;
+    });
+    if (Object.keys(weights).length > 0 || anyHighlight) {
+      doc.behavior_settings = {};
+      if (Object.keys(weights).length > 0) doc.behavior_settings.frame_metrics = weights;
+      if (anyHighlight) doc.behavior_settings.exam_metrics = highlights;
+    }
+    const proctor = {};
+    form.querySelectorAll('[name^="proctor_settings."]').forEach((select) => {
+      if (select.value !== '') proctor[select.name.split('.').pop()] = select.value === 'true';
+    });
+    if (Object.keys(proctor).length > 0) doc.proctor_settings = proctor;
+    if (byId('f-breaks_enabled').checked) {
+      doc.break_settings = {
+        number: integerOrText(readValue('break_settings.number')),
+        duration: integerOrText(readValue('break_settings.duration')),
+        cumulative: readValue('break_settings.cumulative'),
+        on_time_exceeded: readValue('break_settings.on_time_exceeded'),
+        desk_scan_after_break: readValue('break_settings.desk_scan_after_break'),
+      };
+    }
+    const expire = integerOrText(readValue('expire'));
+    if (expire !== undefined) doc.expire = expire;
+    const preAuth = textOrUndefined(readValue('pre_auth'));
+    if (preAuth) doc.pre_auth = preAuth;
+    const postAuth = textOrUndefined(readValue('post_auth'));
+    if (postAuth) doc.post_auth = postAuth;
+    if (readValue('pre_auth_bypass') === true) doc.pre_auth_bypass = true;
+    const tool = { redirect: readValue('tool.redirect') || 'lms' };
+    const lmsPreset = textOrUndefined(readValue('tool.lms_preset'));
+    if (lmsPreset) tool.lms_preset = lmsPreset;
+    const quizUrl = textOrUndefined(readValue('tool.quiz_url'));
+    if (quizUrl) tool.quiz_url = quizUrl;
+    const securityPreset = textOrUndefined(readValue('tool.security_preset'));
+    if (securityPreset) tool.security_preset = securityPreset;
+    const redirectUrl = textOrUndefined(readValue('tool.redirect_url'));
+    if (redirectUrl && tool.redirect === 'url') tool.redirect_url = redirectUrl;
+    else if (tool.redirect === 'url') tool.redirect_url = '';
+    doc.tool = tool;
+    return doc;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Messages beside fields.
+
+  function fieldTarget(path) {
+    // The deepest part of the path that has a control: `exam_settings.allowed_windows_apps.2.binary_name`
+    // belongs to the apps text box.
+    const parts = path.split('.');
+    for (let n = parts.length; n > 0; n -= 1) {
+      const candidate = parts.slice(0, n).join('.');
+      if (byId(idOf(candidate))) return candidate;
+    }
+    return undefined;
+  }
+
+  function setFieldMessage(path, kind, text) {
+    const id = idOf(path);
+    const element = byId(id + '-' + kind);
+    if (!element) return;
+    element.textContent = text || '';
+    element.hidden = !text;
+    if (kind === 'error') controls(path).concat(byId(id) ? [byId(id)] : []).forEach((input) => {
+      if (text) input.setAttribute('aria-invalid', 'true');
+      else input.removeAttribute('aria-invalid');
+    });
+  }
+
+  function clearErrors(kind) {
+    form.querySelectorAll('.field-error').forEach((element) => {
+      if (kind && element.dataset.source !== kind) return;
+      element.textContent = '';
+      element.hidden = true;
+      delete element.dataset.source;
+    });
+    form.querySelectorAll('[aria-invalid="true"]').forEach((input) => {
+      const error = byId(input.id + '-error') || byId((input.name ? idOf(input.name) : input.id) + '-error');
+      if (!error || error.hidden) input.removeAttribute('aria-invalid');
+    });
+  }
+
+  function showError(path, message, source) {
+    const target = fieldTarget(path);
+    if (!target) return undefined;
+    const element = byId(idOf(target) + '-error');
+    if (!element) return undefined;
+    const index = /\.(\d+)(\.|$)/.exec(path.slice(target.length));
+    const text = (index ? 'Line ' + (Number(index[1]) + 1) + ': ' : '') + message;
+    element.textContent = element.hidden || !element.textContent ? text : element.textContent + ' ' + text;
+    element.hidden = false;
+    element.dataset.source = source;
+    controls(target).concat(byId(idOf(target)) ? [byId(idOf(target))] : []).forEach((input) => input.setAttribute('aria-invalid', 'true'));
+    return idOf(target);
+  }
+
+  const summary = byId('error-summary');
+  const errorList = byId('error-list');
+
+  function showSummary(items) {
+    errorList.textContent = '';
+    for (const item of items) {
+      const li = document.createElement('li');
+      if (item.target) {
+        const link = document.createElement('a');
+        link.href = '#' + item.target;
+        link.textContent = item.text;
+        link.addEventListener('click', (event) => {
+          event.preventDefault();
+          const input = byId(item.target);
+          if (input) input.focus();
+        });
+        li.appendChild(link);
+      } else {
+        li.textContent = item.text;
+      }
+      errorList.appendChild(li);
+    }
+    summary.hidden = items.length === 0;
+    if (items.length > 0) summary.focus();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Prerequisites (data from the contract, see src/exams/settings/prerequisites.ts).
+
+  const requirements = data.requirements || [];
+  const labelOf = (member) => {
+    const input = byId(idOf(EXAM_SETTINGS_PREFIX + member));
+    const group = byId(idOf(EXAM_SETTINGS_PREFIX + member) + '-group');
+    const legend = group ? group.querySelector('legend') : null;
+    if (legend) return legend.textContent.trim();
+    const label = input ? form.querySelector('label[for="' + input.id + '"]') : null;
+    return label ? label.textContent.trim() : member;
+  };
+
+  function currentSettings() {
+    return examSettingsFromForm();
+  }
+
+  /**
+   * Switches on what the member just chosen needs, and what those need in turn; returns
+   * [{ field, because, message }]. A member the instructor turns off is never turned back on: the rule it
+   * breaks is shown beside the setting that needs it instead.
+   */
+  function satisfy(changedMember) {
+    const switched = [];
+    const settings = currentSettings();
+    const queue = [changedMember];
+    while (queue.length > 0) {
+      const member = queue.shift();
+      for (const r of requirements) {
+        if (r.field !== member || !r.when.includes(settings[r.field])) continue;
+        for (const need of r.needs) {
+          if (settings[need.field] === need.value) continue;
+          writeValue(EXAM_SETTINGS_PREFIX + need.field, need.value);
+          settings[need.field] = need.value;
+          switched.push({ field: need.field, because: r.field, message: r.message });
+          queue.push(need.field);
+        }
+      }
+    }
+    return switched;
+  }
+
+  function brokenRequirements() {
+    const settings = currentSettings();
+    return requirements.filter((r) => r.when.includes(settings[r.field]) &&
+      (r.needs.some((n) => settings[n.field] !== n.value) || r.excludes.some((e) => settings[e.field] === e.value)));
+  }
+
+  /** Notes beside every field switched on for another, and the rule errors that remain. */
+  function refreshPrerequisites(switched) {
+    form.querySelectorAll('.note[data-source="prerequisite"]').forEach((note) => {
+      note.textContent = '';
+      note.hidden = true;
+      delete note.dataset.source;
+    });
+    for (const change of switched) {
+      const note = byId(idOf(EXAM_SETTINGS_PREFIX + change.field) + '-note');
+      if (!note) continue;
+      note.textContent = 'Switched on because “' + labelOf(change.because) + '” needs it.';
+      note.hidden = false;
+      note.dataset.source = 'prerequisite';
+    }
+    clearErrors('prerequisite');
+    for (const r of brokenRequirements()) showError(EXAM_SETTINGS_PREFIX + r.field, r.message, 'prerequisite');
+    const mobileNote = byId(idOf('exam_settings.mobile') + '-note');
+    if (mobileNote && readValue('exam_settings.mobile') === true && !textOrUndefined(readValue('pre_auth'))) {
+      mobileNote.textContent = 'Also fill in the pre-authentication URL under “Availability, link and return”.';
+      mobileNote.hidden = false;
+      mobileNote.dataset.source = 'prerequisite';
+    }
+  }
+
+  let lastSwitched = [];
+  function announce(element, text) {
+    element.textContent = '';
+    window.setTimeout(() => { element.textContent = text; }, 50);
+  }
+
+  form.addEventListener('change', (event) => {
+    const target = event.target;
+    if (!target.name || !target.name.startsWith(EXAM_SETTINGS_PREFIX)) return;
+    const switched = satisfy(target.name.slice(EXAM_SETTINGS_PREFIX.length));
+    lastSwitched = lastSwitched.filter((c) => readValue(EXAM_SETTINGS_PREFIX + c.field) !== false).concat(switched);
+    refreshPrerequisites(lastSwitched);
+    if (switched.length > 0) {
+      const names = switched.map((c) => '“' + labelOf(c.field) + '”').join(', ');
+      announce(byId('preset-status'), 'Also switched on ' + names + ': ' + switched[0].message);
+    }
+  });
+
+  // ---------------------------------------------------------------------------------------------
+  // Security presets.
+
+  form.querySelectorAll('[data-preset]').forEach((button) => {
+    button.addEventListener('click', () => {
+      const preset = (data.securityPresets || []).find((p) => p.id === button.dataset.preset);
+      if (!preset) return;
+      const chosen = Object.assign({}, preset.exam_settings);
+      let changed = 0;
+      for (const [member, value] of Object.entries(chosen)) {
+        const path = EXAM_SETTINGS_PREFIX + member;
+        const element = control(path);
+        if (!element) continue;
+        // Allowed-app lists are the instructor's own: presets leave them as they are.
+        if (element.dataset.kind === 'lines' || element.dataset.kind === 'windows-apps') continue;
+        if (readValue(path) !== value) changed += 1;
+        writeValue(path, value);
+      }
+      form.querySelectorAll('[name^="behavior_settings.frame_metrics."]').forEach((select) => {
+        const metric = select.name.split('.').pop();
+        const weight = preset.behavior && preset.behavior.frame_metrics ? preset.behavior.frame_metrics[metric] : undefined;
+        select.value = weight === undefined ? '' : String(weight);
+      });
+      writeValue('tool.security_preset', preset.id);
+      // Which settings the preset's choices needed: they come out on in the preset; say so beside them.
+      const switched = [];
+      for (const r of requirements) {
+        if (!r.when.includes(chosen[r.field])) continue;
+        for (const need of r.needs) if (!switched.some((s) => s.field === need.field)) switched.push({ field: need.field, because: r.field, message: r.message });
+      }
+      lastSwitched = switched;
+      refreshPrerequisites(switched);
+      const names = switched.map((c) => '“' + labelOf(c.field) + '”');
+      announce(
+        byId('preset-status'),
+        '“' + preset.label + '” applied: ' + changed + ' setting' + (changed === 1 ? '' : 's') + ' changed.' +
+          (names.length > 0 ? ' Switched on because other choices need them: ' + names.join(', ') + '.' : '') +
+          ' Review them below and save.',
+      );
+    });
+  });
+
+  // ---------------------------------------------------------------------------------------------
+  // Exam pages: preset, derivation and live check.
+
+  const presetSelect = control('tool.lms_preset');
+  const quizUrl = control('tool.quiz_url');
+  const takePostMessage = byId('f-take_post_message');
+  const endPostMessage = byId('f-end_post_message');
+
+  function syncPostMessage() {
+    for (const [box, path] of [[takePostMessage, 'exam_take'], [endPostMessage, 'exam_end']]) {
+      const input = control(path);
+      if (box.checked) {
+        if (input.value !== data.postMessage) input.dataset.pattern = input.value;
+        input.value = data.postMessage;
+        input.readOnly = true;
+      } else {
+        if (input.value === data.postMessage) input.value = input.dataset.pattern || '';
+        input.readOnly = false;
+      }
+    }
+  }
+
+  function compile(source) {
+    try {
+      return new RegExp(source, data.patternFlags || '');
+    } catch {
+      return undefined;
+    }
+  }
+
+  function checkPages() {
+    clearErrors('pages');
+    const launch = readValue('launch_url').trim();
+    const start = readValue('exam_start').trim();
+    const messages = [];
+    const startPattern = start ? compile(start) : undefined;
+    if (start && !startPattern) showError('exam_start', 'This is not a valid regular expression.', 'pages');
+    for (const path of ['exam_take', 'exam_end']) {
+      const value = readValue(path).trim();
+      if (value && value !== data.postMessage && !compile(value)) showError(path, 'This is not a valid regular expression.', 'pages');
+    }
+    if (launch && !/^https?:\/\/[^/]/i.test(launch)) showError('launch_url', 'Enter a full web address starting with https://.', 'pages');
+    if (launch && startPattern) {
+      if (startPattern.test(launch)) messages.push('The start page pattern matches the launch URL.');
+      else showError('exam_start', 'The start page pattern does not match the launch URL: students would never reach the exam.', 'pages');
+    }
+    byId('pages-check').textContent = messages.join(' ');
+  }
+
+  function showLmsNote() {
+    const preset = (data.lmsPresets || []).find((p) => p.id === presetSelect.value);
+    if (!preset) return;
+    byId('lms-note').textContent = preset.note;
+    byId('lms-example').textContent = preset.example;
+  }
+
+  async function derivePages() {
+    setFieldMessage('tool.quiz_url', 'error', '');
+    const url = quizUrl.value.trim();
+    if (!url) {
+      setFieldMessage('tool.quiz_url', 'error', 'Paste the quiz address first.');
+      return;
+    }
+    const query = new URLSearchParams({ preset: presetSelect.value, quiz_url: url });
+    let result;
+    try {
+      const response = await fetch(data.deriveUrl + '?' + query.toString(), { headers: { Authorization: 'Bearer ' + ltik, Accept: 'application/json' } });
+      result = await response.json();
+      if (!response.ok) throw new Error(result.message || 'The pages could not be filled in.');
+    } catch (error) {
+      setFieldMessage('tool.quiz_url', 'error', error.message);
+      return;
+    }
+    if (!result.ok) {
+      setFieldMessage('tool.quiz_url', 'error', result.message);
+      return;
+    }
+    takePostMessage.checked = result.pages.exam_take === data.postMessage;
+    endPostMessage.checked = result.pages.exam_end === data.postMessage;
+    syncPostMessage();
+    for (const path of ['launch_url', 'exam_start', 'exam_take', 'exam_end']) {
+      if (result.pages[path] !== '' || presetSelect.value !== 'custom') writeValue(path, result.pages[path]);
+    }
+    const preset = (data.lmsPresets || []).find((p) => p.id === presetSelect.value);
+    announce(byId('f-tool-quiz_url-note'), 'Filled in the four page fields from the ' + (preset ? preset.label : '') + ' address. You can still edit them.');
+    checkPages();
+  }
+
+  presetSelect.addEventListener('change', () => {
+    showLmsNote();
+    if (quizUrl.value.trim()) derivePages();
+  });
+  quizUrl.addEventListener('change', derivePages);
+  byId('derive-pages').addEventListener('click', derivePages);
+  takePostMessage.addEventListener('change', () => { syncPostMessage(); checkPages(); });
+  endPostMessage.addEventListener('change', () => { syncPostMessage(); checkPages(); });
+  for (const path of ['launch_url', 'exam_start', 'exam_take', 'exam_end']) control(path).addEventListener('change', checkPages);
+
+  // ---------------------------------------------------------------------------------------------
+  // Breaks and redirect.
+
+  const breaksEnabled = byId('f-breaks_enabled');
+  breaksEnabled.addEventListener('change', () => {
+    byId('break-fields').disabled = !breaksEnabled.checked;
+    if (breaksEnabled.checked && !readValue('break_settings.number')) writeValue('break_settings.number', 1);
+    if (breaksEnabled.checked && !readValue('break_settings.duration')) writeValue('break_settings.duration', 10);
+  });
+
+  // ---------------------------------------------------------------------------------------------
+  // Saving.
+
+  const saveStatus = byId('save-status');
+  const saveButton = byId('save');
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearErrors();
+    checkPages();
+    refreshPrerequisites(lastSwitched);
+    const local = brokenRequirements().map((r) => ({ text: r.message, target: idOf(EXAM_SETTINGS_PREFIX + r.field) }));
+    if (local.length > 0) {
+      showSummary(local);
+      announce(saveStatus, 'Nothing was saved.');
+      return;
+    }
+    const body = { settings: documentFromForm(), status: readValue('status') };
+    saveButton.disabled = true;
+    announce(saveStatus, 'Saving…');
+    let response;
+    let result = {};
+    try {
+      response = await fetch(data.apiUrl, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: 'Bearer ' + ltik, 'x-csrf-token': csrfToken },
+        body: JSON.stringify(body),
+        credentials: 'same-origin',
+      });
+      result = await response.json().catch(() => ({}));
+    } catch {
+      response = undefined;
+    } finally {
+      saveButton.disabled = false;
+    }
+    if (response && response.ok) {
+      showSummary([]);
+      clearErrors();
+      const banner = byId('not-configured');
+      if (banner) banner.hidden = true;
+      announce(saveStatus, 'Saved at ' + new Date().toLocaleTimeString() + '. Students get these settings from their next launch.');
+      return;
+    }
+    if (response && response.status === 422 && Array.isArray(result.violations)) {
+      clearErrors();
+      const items = result.violations.map((v) => ({ text: v.message, target: showError(v.path, v.message, 'server') }));
+      showSummary(items);
+      announce(saveStatus, 'Nothing was saved: ' + items.length + ' problem' + (items.length === 1 ? '' : 's') + ' to fix.');
+      return;
+    }
+    const message = result.message || 'The settings could not be saved: check your connection and try again. Nothing you typed was lost.';
+    showSummary([{ text: message }]);
+    announce(saveStatus, 'Nothing was saved.');
+  });
+
+  syncPostMessage();
+  checkPages();
+  refreshPrerequisites([]);
+})();

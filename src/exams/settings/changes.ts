@@ -1,0 +1,43 @@
+import type { Queryable } from '../../db/types.js';
+import type { SettingsChange } from './document.js';
+
+/** Where a settings change came from. */
+export type ChangeSource = 'settings' | 'deep-linking' | 'course-copy' | 'import';
+
+export interface RecordedChange {
+  at: Date;
+  /** The pseudonymous id of who changed it (as sent to the proctoring service); absent for the CLI. */
+  userId?: string;
+  source: ChangeSource;
+  changes: SettingsChange[];
+}
+
+export interface SettingsChangeLog {
+  record(examId: string, entry: { userId?: string; source: ChangeSource; changes: SettingsChange[] }): Promise<void>;
+  recent(examId: string, limit: number): Promise<RecordedChange[]>;
+}
+
+interface ChangeRow {
+  at: Date;
+  user_id: string | null;
+  source: ChangeSource;
+  changes: SettingsChange[];
+}
+
+export function createSettingsChangeLog(db: Queryable): SettingsChangeLog {
+  return {
+    async record(examId, entry) {
+      if (entry.changes.length === 0) return;
+      await db.query('INSERT INTO exam_settings_changes (exam_id, user_id, source, changes) VALUES ($1, $2, $3, $4::jsonb)', [
+        examId,
+        entry.userId ?? null,
+        entry.source,
+        JSON.stringify(entry.changes),
+      ]);
+    },
+    async recent(examId, limit) {
+      const result = await db.query<ChangeRow>('SELECT at, user_id, source, changes FROM exam_settings_changes WHERE exam_id = $1 ORDER BY at DESC, id DESC LIMIT $2', [examId, limit]);
+      return result.rows.map((row) => ({ at: new Date(row.at), userId: row.user_id ?? undefined, source: row.source, changes: row.changes }));
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import type { Database } from '../db/types.js';
+import type { Violation } from '../proctoring/contract.js';
+import { createSettingsChangeLog } from './settings/changes.js';
+import { diffSettings, validateSettingsDocument } from './settings/document.js';
+import { createExamStore, type ExamStatus } from './store.js';
+
+/**
+ * Exams as data (`npm run cli -- exam export|import`): keyed by platform issuer, client id, deployment
+ * id, context id and resource link id, with title, availability and settings in the Launch API's own
+ * field names. Import checks every exam with the settings rules first and writes all or nothing.
+ */
+export const EXPORT_FORMAT = 'proctor-lti/exams';
+export const EXPORT_VERSION = 1;
+
+export interface ExportedExam {
+  issuer: string;
+  client_id: string;
+  deployment_id: string;
+  context_id: string;
+  resource_link_id: string;
+  /** The tool's exam id (resource links created by deep linking carry it); kept on import when free. */
+  id?: string;
+  title: string;
+  status: ExamStatus;
+  /** null: not configured yet. */
+  settings: Record<string, unknown> | null;
+}
+
+export interface ExamsFile {
+  format: typeof EXPORT_FORMAT;
+  version: typeof EXPORT_VERSION;
+  exported_at: string;
+  exams: ExportedExam[];
+}
+
+export async function exportExams(db: Database, filter: { issuer?: string; contextId?: string } = {}, now = new Date()): Promise<ExamsFile> {
+  const exams = await createExamStore(db).listAll(filter);
+  return {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    exported_at: now.toISOString(),
+    exams: exams.map((exam) => ({
+      issuer: exam.issuer,
+      client_id: exam.clientId,
+      deployment_id: exam.deploymentId,
+      context_id: exam.contextId,
+      resource_link_id: exam.resourceLinkId,
+      id: exam.id,
+      title: exam.title,
+      status: exam.status,
+      settings: exam.settings,
+    })),
+  };
+}
+
+/** One refused exam: its key (or its place in the file when the key itself is broken) and what is wrong. */
+export interface ImportRefusal {
+  index: number;
+  key: string;
+  violations: Violation[];
+}
+
+export type ImportResult = { ok: true; created: number; updated: number } | { ok: false; refusals: ImportRefusal[]; message?: string };
+
+const KEY_FIELDS = ['issuer', 'client_id', 'deployment_id', 'context_id', 'resource_link_id'] as const;
+const EXAM_FIELDS: readonly string[] = [...KEY_FIELDS, 'id', 'title', 'status', 'settings'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function keyText(exam: Record<string, unknown>): string {
+  return KEY_FIELDS.map((field) => `${field}=${typeof exam[field] === 'string' ? exam[field] : '?'}`).join(' ');
+}
+
+/** Checks a parsed exams file; every exam is checked, so the report lists all refusals at once (pure). */
+export function checkExamsFile(input: unknown): { ok: true; exams: ExportedExam[] } | { ok: false; refusals: ImportRefusal[]; message?: string } {
+  if (!isRecord(input) || input.format !== EXPORT_FORMAT || input.version !== EXPORT_VERSION || !Array.isArray(input.exams)) {
+    return { ok: false, refusals: [], message: `This is not an exams file of this tool (expected "format": "${EXPORT_FORMAT}", "version": ${EXPORT_VERSION} and an "exams" list).` };
+  }
+  const refusals: ImportRefusal[] = [];
+  const seen = new Map<string, number>();
+  input.exams.forEach((raw: unknown, index) => {
+    const violations: Violation[] = [];
+    if (!isRecord(raw)) {
+      refusals.push({ index, key: `exam #${index + 1}`, violations: [{ path: '', rule: 'type', message: 'Each exam must be a JSON object.' }] });
+      return;
+    }
+    for (const key of Object.keys(raw)) if (!EXAM_FIELDS.includes(key)) violations.push({ path: key, rule: 'unknown_field', message: `'${key}' is not a field of an exported exam.` });
+    for (const field of KEY_FIELDS) {
+      const value = raw[field];
+      if (typeof value !== 'string' || value.length === 0 || value.length > 255) violations.push({ path: field, rule: 'required', message: `'${field}' must be a non-empty text of at most 255 characters.` });
+    }
+    if (typeof raw.title !== 'string' || raw.title.trim().length === 0 || raw.title.length > 255) violations.push({ path: 'title', rule: 'required', message: "'title' must be a non-empty text of at most 255 characters." });
+    if (raw.status !== 'open' && raw.status !== 'closed') violations.push({ path: 'status', rule: 'enum', message: "'status' must be 'open' or 'closed'." });
+    if (raw.id !== undefined && (typeof raw.id !== 'string' || !UUID.test(raw.id))) violations.push({ path: 'id', rule: 'pattern', message: "'id' must be a UUID." });
+    if (raw.settings !== null) {
+      const checked = validateSettingsDocument(raw.settings);
+      if (!checked.ok) violations.push(...checked.violations.map((v) => ({ ...v, path: v.path ? `settings.${v.path}` : 'settings' })));
+    }
+    const key = keyText(raw);
+    const previous = seen.get(key);
+    if (previous !== undefined) violations.push({ path: 'resource_link_id', rule: 'type', message: `The same exam appears twice in the file (also exam #${previous + 1}).` });
+    seen.set(key, index);
+    if (violations.length > 0) refusals.push({ index, key, violations });
+  });
+  if (refusals.length > 0) return { ok: false, refusals };
+  return { ok: true, exams: input.exams as ExportedExam[] };
+}
+
+export async function importExams(db: Database, input: unknown): Promise<ImportResult> {
+  const checked = checkExamsFile(input);
+  if (!checked.ok) return checked;
+  return db.transaction(async (tx) => {
+    const store = createExamStore(tx);
+    const changes = createSettingsChangeLog(tx);
+    let created = 0;
+    let updated = 0;
+    for (const exam of checked.exams) {
+      const key = { issuer: exam.issuer, clientId: exam.client_id, deploymentId: exam.deployment_id, contextId: exam.context_id, resourceLinkId: exam.resource_link_id };
+      const before = await store.find(key);
+      const saved = await store.upsert({ ...key, id: exam.id, title: exam.title, settings: exam.settings, status: exam.status });
+      if (before) updated += 1;
+      else created += 1;
+      await changes.record(saved.id, {
+        source: 'import',
+        changes: diffSettings({ ...(before?.settings ?? {}), status: before?.status ?? null }, { ...(exam.settings ?? {}), status: exam.status }),
+      });
+    }
+    return { ok: true as const, created, updated };
+  });
+}
