@@ -15,6 +15,7 @@ import { createCsrf } from './http/csrf.js';
 import { errorHandler, notFound, renderRefusal } from './http/error-handler.js';
 import { createHostedEndpoints } from './hosted/index.js';
 import { createHostedLinks } from './hosted/links.js';
+import { createRolePolicy } from './institution/role-policy.js';
 import { createInstitutionSettingsStore } from './institution/settings.js';
 import { createLaunchLog } from './launches/log.js';
 import { createReturnRoutes } from './launches/return-routes.js';
@@ -69,6 +70,7 @@ export async function createApp({ config, db, logger, encryptionKey }: AppDeps):
   const attempts = createAttemptStore(db);
   const refuse = renderRefusal(logger);
   const institutions = createInstitutionSettingsStore(db);
+  const rolePolicy = createRolePolicy(institutions);
   const hostedLinks = createHostedLinks({ baseUrl, secret: await installationSecret(db, 'hosted-links') });
 
   // The launch service needs the proctoring client, which needs the sandbox, which needs the LTI adapter.
@@ -136,8 +138,8 @@ export async function createApp({ config, db, logger, encryptionKey }: AppDeps):
 
   // Exam settings and deep linking (issue 6): the settings view and its JSON API, the content picker.
   const sandboxMode = Boolean(sandbox);
-  const deepLinking = createDeepLinkingHandler({ lti, db, csrf, pseudonymSecret: secret, sandbox: sandboxMode, launchUrl: toolUrl(config, LTI_ROUTES.launch) });
-  lti.sessionRouter.use(createExamSettingsRoutes({ lti, service: createExamSettingsService({ db }), csrf, pseudonymSecret: secret, sandbox: sandboxMode, logger }));
+  const deepLinking = createDeepLinkingHandler({ lti, db, decide: rolePolicy, csrf, pseudonymSecret: secret, sandbox: sandboxMode, launchUrl: toolUrl(config, LTI_ROUTES.launch) });
+  lti.sessionRouter.use(createExamSettingsRoutes({ lti, decide: rolePolicy, service: createExamSettingsService({ db }), csrf, pseudonymSecret: secret, sandbox: sandboxMode, logger }));
   lti.sessionRouter.use(deepLinking.router);
   // End of exam settings and deep linking.
 

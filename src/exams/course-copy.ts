@@ -1,12 +1,8 @@
 import type { SettingsChangeLog } from './settings/changes.js';
 import { diffSettings } from './settings/document.js';
-import type { Exam, ExamKey, ExamStore } from './store.js';
+import { DEEP_LINK_PLACEHOLDER_PREFIX, type Exam, type ExamKey, type ExamStore } from './store.js';
 
-/**
- * Resource link ids the tool gives an exam created by deep linking, before the LMS has launched the new
- * link: the first launch carrying the exam's id (custom parameter proctor_exam_id) claims it.
- */
-export const DEEP_LINK_PLACEHOLDER_PREFIX = 'deep-link:';
+export { DEEP_LINK_PLACEHOLDER_PREFIX };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

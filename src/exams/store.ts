@@ -10,6 +10,12 @@ export interface ExamKey {
   resourceLinkId: string;
 }
 
+/**
+ * Resource link ids the tool gives an exam created by deep linking, before the LMS has launched the new
+ * link: the first launch carrying the exam's id (custom parameter proctor_exam_id) claims it.
+ */
+export const DEEP_LINK_PLACEHOLDER_PREFIX = 'deep-link:';
+
 export type ExamStatus = 'open' | 'closed';
 
 /** An exam's proctoring settings, in the Launch API's own field names (validated by the contract). */
@@ -59,6 +65,7 @@ export interface ExamStore {
   ensure(key: ExamKey, title: string): Promise<Exam>;
   saveSettings(id: string, settings: ExamSettings): Promise<void>;
   setStatus(id: string, status: ExamStatus): Promise<void>;
+  /** The exams linked in one course, by title; exams still waiting for their deep-linked link are left out. */
   listByContext(issuer: string, clientId: string, deploymentId: string, contextId: string): Promise<Exam[]>;
   /** Every exam, optionally of one issuer and/or context id, in key order (export). */
   listAll(filter?: { issuer?: string; contextId?: string }): Promise<Exam[]>;
@@ -108,9 +115,11 @@ export function createExamStore(db: Queryable): ExamStore {
       await db.query('UPDATE exams SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
     },
     async listByContext(issuer, clientId, deploymentId, contextId) {
+      // Exams still on their deep-linking placeholder have no link in the course yet: not listed.
       const result = await db.query<ExamRow>(
-        'SELECT * FROM exams WHERE issuer = $1 AND client_id = $2 AND deployment_id = $3 AND context_id = $4 ORDER BY title, created_at',
-        [issuer, clientId, deploymentId, contextId],
+        `SELECT * FROM exams WHERE issuer = $1 AND client_id = $2 AND deployment_id = $3 AND context_id = $4
+           AND left(resource_link_id, length($5)) <> $5 ORDER BY title, created_at`,
+        [issuer, clientId, deploymentId, contextId, DEEP_LINK_PLACEHOLDER_PREFIX],
       );
       return result.rows.map(toExam);
     },

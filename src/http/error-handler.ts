@@ -4,8 +4,11 @@ import type { Logger } from '../logger.js';
 import { LtiRefusal, userMessageFor } from '../lti/errors.js';
 import { AppError, NotFoundError } from './errors.js';
 
+/** API routes live under /api/ (and /lti/api/ behind the LTI session); hosted endpoints are fetched by scripts. */
+const JSON_PATHS = /^\/(?:lti\/)?api\/|^\/hosted\//;
+
 const wantsJson = (req: Request) =>
-  req.path.startsWith('/api/') || req.path.startsWith('/hosted/') || (req.accepts(['html', 'json']) === 'json' && !req.accepts('html'));
+  JSON_PATHS.test(new URL(req.originalUrl, 'http://x').pathname) || (req.accepts(['html', 'json']) === 'json' && !req.accepts('html'));
 
 /** Refused LTI messages: a clear page for the LMS user, the cause in the log (never the token itself). */
 export function renderRefusal(logger: Logger) {

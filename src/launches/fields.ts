@@ -2,6 +2,7 @@
 // functions: no express, no ltijs, no database. The service gathers the inputs; these build the typed
 // requests; the proctoring client validates them against the contract before anything is sent.
 import { LIMITS, type BehaviorSettings, type Branding, type BreakSettings, type CandidateLaunchRequest, type ExamSettings, type LaunchpadRequest, type LiveLaunchRequest, type ProctorSettings, type ReviewerLaunchRequest } from '../proctoring/contract.js';
+import type { ExamSettingsDocument } from '../exams/settings/document.js';
 import type { InstitutionSettings } from '../institution/settings.js';
 
 /** The pseudonymous and derived ids of one launch (src/lti/identifiers.ts). */
@@ -23,19 +24,7 @@ export type RedirectMode = 'lms' | 'message' | 'url';
  * stored: the settings view validated them on save and the client validates every request again, so a
  * stored value that no longer passes becomes the instructor's field messages, not a 500.
  */
-export interface ExamConfig {
-  launch_url: string;
-  exam_start: string;
-  exam_take: string;
-  exam_end: string;
-  exam_settings: ExamSettings;
-  behavior_settings?: BehaviorSettings;
-  break_settings?: BreakSettings;
-  proctor_settings?: ProctorSettings;
-  expire?: number;
-  pre_auth?: string;
-  post_auth?: string;
-  pre_auth_bypass?: boolean;
+export interface ExamConfig extends Omit<ExamSettingsDocument, 'tool'> {
   redirect: RedirectMode;
   redirectUrl?: string;
 }

@@ -5,7 +5,8 @@ import { AppError, NotFoundError } from '../http/errors.js';
 import { platformKey, type InstitutionSettings, type InstitutionSettingsStore } from '../institution/settings.js';
 import type { LtiLaunch } from '../lti/claims.js';
 import { deriveExamTag, deriveSectionId, deriveUserId } from '../lti/identifiers.js';
-import { decideLaunchTarget, mapRoles, type LaunchTarget, type RoleDecision } from '../lti/roles.js';
+import { decideLaunchTarget, type LaunchTarget, type RoleDecision } from '../lti/roles.js';
+import { decideRoles } from '../institution/role-policy.js';
 import type { Logger } from '../logger.js';
 import type { ProctoringClient } from '../proctoring/client.js';
 import { EXAM_SETTINGS_OFF } from '../proctoring/contract.js';
@@ -314,7 +315,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     /** Decides once, from the launch and the platform's settings, who this is and where the launch goes. */
     async session(launch: LtiLaunch): Promise<LaunchSession> {
       const institution = await deps.institutions.get(launch.issuer, launch.clientId);
-      const decision = mapRoles({ roles: launch.roles, proctorRoles: institution.proctorRoles, teachingAssistantsMayEdit: institution.teachingAssistantsMayEdit });
+      const decision = decideRoles(launch, institution);
       const target = decideLaunchTarget({ decision, hasResourceLink: Boolean(launch.resourceLink), placement: launch.placement });
       return { launch, institution, decision, target, userId: deriveUserId(deps.pseudonymSecret, launch.issuer, launch.userSub) };
     },

@@ -38,6 +38,16 @@ describe('resolveExamForLaunch: deep-linked links and course copies', () => {
     assert.equal(again.id, placeholder.id);
   });
 
+  it("an exam waiting for its deep-linked link is not in the course's lists until the link is launched", async () => {
+    const placeholder = await exams.ensure(key('c-list', `${DEEP_LINK_PLACEHOLDER_PREFIX}2`), 'Waiting');
+    await exams.saveSettings(placeholder.id, SETTINGS);
+    await exams.ensure(key('c-list', 'linked'), 'Linked');
+    const titles = async () => (await exams.listByContext(BASE.issuer, BASE.clientId, BASE.deploymentId, 'c-list')).map((exam) => exam.title);
+    assert.deepEqual(await titles(), ['Linked']);
+    await resolveExamForLaunch(exams, key('c-list', 'now-linked'), 'Waiting', placeholder.id);
+    assert.deepEqual(await titles(), ['Linked', 'Waiting']);
+  });
+
   it('a copied course gets a copy of the settings, once, and records it', async () => {
     const source = await exams.ensure(key('c1', 'source'), 'Source exam');
     await exams.saveSettings(source.id, SETTINGS);

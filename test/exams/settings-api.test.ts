@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createExamStore, type Exam, type ExamKey } from '../../src/exams/store.js';
+import { createInstitutionSettingsStore } from '../../src/institution/settings.js';
 import { candidateLaunchFields, type ExamSettingsDocument } from '../../src/exams/settings/document.js';
 import { EXAM_SETTINGS_OFF } from '../../src/proctoring/contract.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -141,6 +142,21 @@ describe('exam settings JSON API', () => {
     const view = await auth.agent.get(`/lti/exams/${exam.id}/settings?ltik=${ltik}`);
     assert.equal(view.status, 403);
     assert.doesNotMatch(view.text, /settings-form/);
+  });
+
+  it("a teaching assistant may edit only where the institution allows it", async () => {
+    const lms = app.tool.sandbox!.demoLms;
+    const institutions = createInstitutionSettingsStore(app.db);
+    const { auth, ltik } = await launch(app, { user: 'ta', flavor: 'canvas', presentation: 'window' });
+    const ta = { agent: auth.agent, ltik };
+    try {
+      assert.equal((await getSettings(ta, exam.id)).status, 403);
+      await institutions.update(lms.registration.issuer, lms.registration.clientId, { teachingAssistantsMayEdit: true });
+      const allowed = await getSettings(ta, exam.id);
+      assert.equal(allowed.status, 200, allowed.text);
+    } finally {
+      await institutions.update(lms.registration.issuer, lms.registration.clientId, { teachingAssistantsMayEdit: false });
+    }
   });
 
   it("an instructor of another course gets 403 for this course's exam", async () => {

@@ -6,7 +6,8 @@ import type { Csrf } from '../../http/csrf.js';
 import type { LtiLaunch } from '../../lti/claims.js';
 import { examResourceLink, type DeepLinkingResponse, type LtiResourceLinkItem } from '../../lti/deep-linking.js';
 import { deriveUserId } from '../../lti/identifiers.js';
-import { mapRoles } from '../../lti/roles.js';
+import type { RolePolicy } from '../../institution/role-policy.js';
+import type { RoleDecision } from '../../lti/roles.js';
 import type { Violation } from '../../proctoring/contract.js';
 import { DEEP_LINK_PLACEHOLDER_PREFIX } from '../course-copy.js';
 import { createExamStore } from '../store.js';
@@ -19,6 +20,8 @@ import type { SessionAccess } from './routes.js';
 export interface DeepLinkingDeps {
   lti: SessionAccess & { deepLinkingResponse(res: Response, items: LtiResourceLinkItem[], options?: { message?: string }): Promise<DeepLinkingResponse> };
   db: Database;
+  /** Role decisions with the institution's settings (src/institution/role-policy.ts). */
+  decide: RolePolicy;
   csrf: Csrf;
   pseudonymSecret: string;
   sandbox: boolean;
@@ -73,8 +76,7 @@ export function planDeepLinkedExam(form: DeepLinkingForm): DeepLinkingPlan {
   return { ok: true, title, settings: checked.value };
 }
 
-function canAddExams(launch: LtiLaunch): void {
-  const decision = mapRoles({ roles: launch.roles });
+function canAddExams(launch: LtiLaunch, decision: RoleDecision): void {
   if (!decision.canEditSettings || !launch.context) {
     throw new ForbiddenError('Only the instructors of a course can add proctored exams to it.', decision.reason);
   }
@@ -106,7 +108,7 @@ export function createDeepLinkingHandler(deps: DeepLinkingDeps) {
   router.post('/deep-linking/exams', deps.csrf.protect, async (req, res) => {
     const launch = await deps.lti.launchOf(res);
     if (launch.messageType !== 'LtiDeepLinkingRequest') throw new ForbiddenError('Open “Add a proctored exam” from your course’s content picker.');
-    canAddExams(launch);
+    canAddExams(launch, await deps.decide(launch));
     const body = (req.body ?? {}) as Record<string, unknown>;
     const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string).slice(0, 2000) : '');
     const form: DeepLinkingForm = { title: text('title'), lms_preset: text('lms_preset'), quiz_url: text('quiz_url'), security_preset: text('security_preset') };
@@ -142,7 +144,7 @@ export function createDeepLinkingHandler(deps: DeepLinkingDeps) {
     router,
     /** A verified LtiDeepLinkingRequest (app.ts dispatches it here from onLaunch). */
     async handle(launch: LtiLaunch, req: Request, res: Response): Promise<void> {
-      canAddExams(launch);
+      canAddExams(launch, await deps.decide(launch));
       render(req, res, launch, { title: '', lms_preset: presetForPlatform(launch.platformFamily, deps.sandbox).id, quiz_url: '', security_preset: 'standard' }, []);
     },
   };

@@ -2,7 +2,8 @@ import express, { type ErrorRequestHandler, type Request, type Response, type Ro
 import { deriveUserId } from '../../lti/identifiers.js';
 import type { LtiLaunch } from '../../lti/claims.js';
 import { LtiRefusal, userMessageFor } from '../../lti/errors.js';
-import { mapRoles } from '../../lti/roles.js';
+import type { RolePolicy } from '../../institution/role-policy.js';
+import type { RoleDecision } from '../../lti/roles.js';
 import { AppError, ForbiddenError, NotFoundError } from '../../http/errors.js';
 import type { Csrf } from '../../http/csrf.js';
 import type { Logger } from '../../logger.js';
@@ -24,6 +25,8 @@ export interface SessionAccess {
 
 export interface SettingsRoutesDeps {
   lti: SessionAccess;
+  /** Role decisions with the institution's settings (src/institution/role-policy.ts). */
+  decide: RolePolicy;
   service: ExamSettingsService;
   csrf: Csrf;
   /** Per-installation secret of the pseudonymous user ids (who changed what). */
@@ -35,8 +38,7 @@ export interface SettingsRoutesDeps {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Staff who may edit settings, in the exam's own course (issuer, client, deployment and context). */
-export function checkSettingsAccess(launch: LtiLaunch, exam: Exam | undefined): Exam {
-  const decision = mapRoles({ roles: launch.roles });
+export function checkSettingsAccess(launch: LtiLaunch, decision: RoleDecision, exam: Exam | undefined): Exam {
   if (!decision.canEditSettings) {
     throw new ForbiddenError('Only the instructors of this course can change the proctoring settings.', decision.reason);
   }
@@ -59,7 +61,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     const launch = await deps.lti.launchOf(res);
     const id = String(req.params.examId ?? '');
     const exam = UUID.test(id) ? await deps.service.get(id) : undefined;
-    return { launch, exam: checkSettingsAccess(launch, exam) };
+    return { launch, exam: checkSettingsAccess(launch, await deps.decide(launch), exam) };
   }
 
   const userIdOf = (launch: LtiLaunch) => deriveUserId(deps.pseudonymSecret, launch.issuer, launch.userSub);
@@ -139,7 +141,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
   // The exam-page presets, for the form's live preview (the derivation stays in one place, on the server).
   router.get('/api/exam-pages', async (req, res) => {
     const launch = await deps.lti.launchOf(res);
-    if (!mapRoles({ roles: launch.roles }).canEditSettings) throw new ForbiddenError('Only instructors can use the exam-page presets.');
+    if (!(await deps.decide(launch)).canEditSettings) throw new ForbiddenError('Only instructors can use the exam-page presets.');
     const preset = typeof req.query.preset === 'string' ? req.query.preset : '';
     const quizUrl = typeof req.query.quiz_url === 'string' ? req.query.quiz_url.slice(0, 2000) : '';
     res.set('Cache-Control', 'no-store').json(deriveExamPages(preset, quizUrl));
