@@ -86,7 +86,7 @@ export function createRosterService(deps: RosterServiceDeps): RosterService {
     const roster = buildRoster(members, (lmsUserId) => deps.userIdOf(context.issuer, lmsUserId));
     const log = { issuer: context.issuer, contextId: context.contextId, sectionId, members: roster.pairs.length, inactive: roster.inactive, duplicates: roster.duplicates, ms: Date.now() - started };
     if (roster.unnamed > 0) {
-      // upstream-facts.md: privacy settings (Moodle "share launcher's name", Canvas privacy level) hide names.
+      // Privacy settings (Moodle "share launcher's name", Canvas privacy level) hide names.
       deps.logger.warn(
         { ...log, unnamed: roster.unnamed },
         'Names and Roles lists members without names: the LMS privacy settings hide names from the tool, so reviewers will see ids only (Moodle: tool setting "Share launcher\'s name with tool"; Canvas: developer key privacy level)',

@@ -1,4 +1,4 @@
-// Where each Launch API field comes from (PRODUCT.md, "Where each API field comes from"), as pure
+// Where each Launch API field comes from (the product design's table "Where each API field comes from"), as pure
 // functions: no express, no ltijs, no database. The service gathers the inputs; these build the typed
 // requests; the proctoring client validates them against the contract before anything is sent.
 import { LIMITS, type BehaviorSettings, type Branding, type BreakSettings, type CandidateLaunchRequest, type ExamSettings, type LaunchpadRequest, type LiveLaunchRequest, type ProctorSettings, type ReviewerLaunchRequest } from '../proctoring/contract.js';

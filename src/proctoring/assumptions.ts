@@ -12,7 +12,7 @@ export const ASSUMED_LIMITS = {
   redirectUrlLength: { min: 1, max: 600 },
   extensionAllowlistUrlLength: { min: 1, max: 600 },
   examRosterLength: { min: 1, max: 600 },
-  /** upstream-facts.md: webhook client url ≤600, key ≤50. */
+  /** Public integrations of this API: webhook client url ≤600, key ≤50. */
   webhookClientUrlLength: { min: 1, max: 600 },
   webhookClientKeyLength: { min: 1, max: 50 },
   /** Limits table: "domain, display_name, exam_tag and further fields: 1 to 100; the further fields: not shown". */
@@ -31,7 +31,7 @@ export const ASSUMED_LIMITS = {
  * - `behavior_settings`, `proctor_settings`, `branding`, `redirect_settings`: every member optional
  *   (the spec marks none required); `break_settings`: number and duration required, as stated.
  * - Weights and break number/duration are typed `object` in the spec; they are plain integers
- *   (upstream-facts.md: the official client sends integers).
+ *   (the official client of this API sends integers).
  * - Unknown fields are refused everywhere (rule `unknown_field`): the spec's tables govern, and this
  *   catches renamed fields (clipboard → disable_clipboard, name → display_name, …).
  * - The candidate launch accepts `roster_url` and `section_id` (shared fields): its table is cut off

@@ -45,7 +45,7 @@ export interface LaunchResult {
   url: string;
 }
 
-/** A webhook subscription as the service answers it (upstream-facts.md); only `id` is relied upon. */
+/** A webhook subscription as the service answers it (as public integrations of this API show); only `id` is relied upon. */
 export const webhookSubscriptionSchema = z.looseObject({
   id: z.union([z.string(), z.number()]),
   webhook_type: z.union([z.string(), z.number()]).optional(),
@@ -192,7 +192,7 @@ export function createProctoringClient(options: ProctoringClientOptions): Procto
 
     async listWebhooks() {
       const text = await call('webhooks_list', 'GET', '/v2/whks/list');
-      // upstream-facts.md: an empty body means no subscriptions.
+      // Public integrations of this API: an empty body means no subscriptions.
       if (text.trim() === '') return [];
       const value = json('webhooks_list', text);
       if (!Array.isArray(value)) throw new ProctoringBadResponse(`not a list of subscriptions: ${excerpt(redact(text))}`, 'webhooks_list', 200);

@@ -3,7 +3,7 @@ import { ASSUMED_LIMITS, PATTERN_FLAGS, WEBHOOK_TYPES, WEBHOOK_VERSIONS } from '
 import { CHOICE_LABELS, fieldLabel, labelKey } from './labels.js';
 
 /**
- * The Launch API contract (spec/launch-api.md): one zod schema per request, used by the client before
+ * The Launch API contract (the Launch API specification): one zod schema per request, used by the client before
  * sending, by the settings view and by the emulator. Validation returns every violation, each with the
  * field path, a stable rule code and a sentence an instructor understands.
  * Gaps in the spec are filled in assumptions.ts.

@@ -2,7 +2,7 @@ import { isAbsoluteHttpUrl } from './contract.js';
 
 /**
  * Reading the success bodies, whose shape the spec does not show ("Success response bodies of all
- * operations: not shown"). upstream-facts.md: the official client takes the body as the URL; an older
+ * operations: not shown"). the official client of this API takes the body as the URL; an older
  * API answered a JSON array of (sometimes percent-encoded) URLs; a body that is only a number was an
  * error code.
  */

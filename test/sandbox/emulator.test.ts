@@ -253,7 +253,7 @@ describe('the Launch API emulator', () => {
       const v3 = deliveries.find((d) => d.body._to === 'v3')!;
 
       for (const delivery of [v2, v3]) {
-        // The signature covers the data JSON exactly as sent (upstream-facts.md).
+        // The signature covers the data JSON exactly as sent (as public integrations of this API show).
         const dataJson = /"data":(\{.*\})\}$/.exec(delivery.raw)![1]!;
         const expected = createHash('sha1').update(`${String(delivery.body.nonce)}:${dataJson}:${MAIN.secret}`).digest('hex');
         assert.ok(timingSafeEqual(Buffer.from(expected), Buffer.from(String(delivery.body.signature))));

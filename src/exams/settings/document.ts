@@ -11,7 +11,7 @@ import {
 
 /**
  * The settings document of one exam, as stored in exams.settings: the Launch API's own field names
- * (spec/launch-api.md, candidate launch request) plus the tool's own options under `tool`.
+ * (the Launch API specification, candidate launch request) plus the tool's own options under `tool`.
  * Launch code takes the API fields with candidateLaunchFields / reviewerLaunchFields, never the whole
  * document: `tool` is not an API field, and the candidate request accepts neither behavior_settings nor
  * proctor_settings.

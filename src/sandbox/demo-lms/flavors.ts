@@ -4,8 +4,9 @@ import type { DemoCourse, DemoLink, DemoPerson, DemoRole, DemoUser, DemoUserKey 
 
 /**
  * What differs between a Moodle-like and a Canvas-like launch, in one table, and the one function that
- * builds id_token claims from it. Sources: /work/shared/reference/lms-launch-facts.md (observed Moodle
- * 5.1, documented Canvas) and published Canvas id_tokens.
+ * builds id_token claims from it. Sources: launches of a Moodle 5.1 site acting as LTI 1.3 platform,
+ * Canvas's documentation (https://canvas.instructure.com/doc/api/file.lti_dev_key_config.html) and
+ * published Canvas id_tokens.
  */
 
 export type DemoFlavor = 'moodle' | 'canvas';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** How a launch's success body is shaped (the real shape is not documented: upstream-facts.md). */
+/** How a launch's success body is shaped (the real shape is not documented; public clients of this API accept several). */
 export const BODY_SHAPES = ['text', 'json-string', 'array', 'object', 'percent-encoded', 'number', 'garbage'] as const;
 export type BodyShape = (typeof BODY_SHAPES)[number];
 

@@ -27,7 +27,7 @@ export { BODY_SHAPES, type BodyShape, type Fault, type FaultControls } from './f
 export type { DeliveryResult, StoredSubscription } from './webhooks.js';
 
 /**
- * Emulator of the proctoring service's Launch API (spec/launch-api.md) for sandbox mode and tests.
+ * Emulator of the proctoring service's Launch API (the Launch API specification) for sandbox mode and tests.
  * It answers the seven endpoints under `/v2/…` with the contract's own validators, keeps the sessions
  * behind the URLs it generates and shows them as pages, keeps webhook subscriptions and delivers
  * signed sample notifications, and lets tests inject faults. Mount its router at `publicBaseUrl`.
@@ -147,7 +147,7 @@ export function createEmulator(options: EmulatorOptions) {
 
   endpoint('get', '/v2/whks/list', 'webhooks_list', (_req, account) => {
     const mine = subscriptions.filter((s) => s.account === account.consumerKey).map(publicSubscription);
-    // upstream-facts.md: an empty body means none.
+    // Public integrations of this API: an empty body means none.
     return mine.length === 0 ? text(200, '') : json(200, mine);
   });
 

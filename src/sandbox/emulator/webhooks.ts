@@ -28,7 +28,7 @@ export function subscriptionFrom(account: string, body: SubscribeRequest): Store
   };
 }
 
-/** The subscribe / list answer (upstream-facts.md): `{id, webhook_type, url, key, data: {behavior_settings}, version}`. */
+/** The subscribe / list answer (as public integrations of this API show): `{id, webhook_type, url, key, data: {behavior_settings}, version}`. */
 export function publicSubscription(subscription: StoredSubscription) {
   const { account: _account, ...answer } = subscription;
   return answer;
@@ -49,7 +49,7 @@ export interface DeliveryResult {
 }
 
 /**
- * The suspicion-calculation notification (upstream-facts.md): version 2 `data` is {id, attempt_id,
+ * The suspicion-calculation notification (as public integrations of this API show): version 2 `data` is {id, attempt_id,
  * suspicion}; version 3 adds user_id, submission_data and flags. The flag names are our reading of
  * the listed percentages.
  */

@@ -4,7 +4,7 @@ import { POST_MESSAGE_NOTIFICATION } from '../../../proctoring/contract.js';
  * Exam-page presets: from the quiz URL an instructor pastes to the four page fields of the Launch API
  * (launch_url and the exam_start / exam_take / exam_end patterns). Pure functions.
  *
- * Starting points and sources: /work/shared/reference/lms-quiz-urls.md (copied into `sources` below).
+ * Sources are listed with each preset (`sources`).
  * Patterns stay plain (no look-arounds: the engine on the service's side is unknown); a pattern marked
  * "inferred" has not been checked against a live LMS, which is why every derived field stays editable.
  */
@@ -68,8 +68,8 @@ const canvasClassic: LmsPreset = {
   note: 'Proctoring starts on the quiz page, covers taking it, and ends on the submission or history page.',
   limited: false,
   sources: [
-    'canvas-lms config/routes.rb (quizzes: take, submissions, history) and app/controllers/quizzes/quiz_submissions_controller.rb: taking is …/take and …/take/questions/:id; the final submit POSTs …/submissions',
-    'A Respondus extension treats */quizzes/*/submissions* as the end of the exam (reference/lms-quiz-urls.md). Patterns inferred.',
+    'canvas-lms config/routes.rb (https://github.com/instructure/canvas-lms/blob/master/config/routes.rb: `take` and `take/questions/:question_id` are quizzes#show with take=1; submissions, history) and app/controllers/quizzes/quiz_submissions_controller.rb: taking is …/take and …/take/questions/:id; the final submit POSTs …/submissions',
+    'A Respondus extension treats */quizzes/*/submissions* as the end of the exam. Patterns inferred.',
   ],
   derive(quizUrl) {
     const url = parse(quizUrl);
@@ -102,7 +102,7 @@ const canvasNew: LmsPreset = {
     'New Quizzes runs in a frame from another site (…quiz-lti-…-prod.instructure.com), so the page address never changes while a student works. ' +
     'Start is detected from the assignment page; the exam pages and the end rely on the quiz posting its state to the window (single-page option), which New Quizzes does not do by itself: check with the proctoring service before using it.',
   limited: true,
-  sources: ['reference/lms-quiz-urls.md: the quiz runs in a cross-origin iframe; the top-level URL never changes, so URL patterns cannot tell start, take and end apart.'],
+  sources: ['the quiz runs in a cross-origin iframe; the top-level URL never changes, so URL patterns cannot tell start, take and end apart.'],
   derive(quizUrl) {
     const url = parse(quizUrl);
     if (!url) return notAUrl;
@@ -132,7 +132,7 @@ const moodle: LmsPreset = {
   limited: false,
   sources: [
     'Moodle core mod/quiz: view.php → POST startattempt.php → attempt.php?attempt=A&cmid=CMID[&page=N] → POST processattempt.php → summary.php → POST processattempt.php (finish) → review.php?attempt=A&cmid=CMID (https://github.com/moodle/moodle/tree/main/mod/quiz)',
-    "Proctorio's Moodle helper plugin uses the same page names (reference/lms-quiz-urls.md). Patterns inferred.",
+    "Proctorio's Moodle helper plugin uses the same page names. Patterns inferred.",
   ],
   derive(quizUrl) {
     const url = parse(quizUrl);
@@ -163,7 +163,7 @@ const brightspace: LmsPreset = {
   note: 'Proctoring starts on the quiz summary page, covers the attempt pages and ends on the submissions page. Brightspace shows quizzes in nested frames.',
   limited: false,
   sources: [
-    'Public browser extensions and guides (reference/lms-quiz-urls.md): start goes through attempt/quiz_start_frame_auto.d2l, attempts live under /attempt/, and two other proctoring products end on quiz_submissions.d2l. Inferred.',
+    'Public browser extensions and guides: start goes through attempt/quiz_start_frame_auto.d2l, attempts live under /attempt/, and two other proctoring products end on quiz_submissions.d2l. Inferred.',
   ],
   derive(quizUrl) {
     const url = parse(quizUrl);
@@ -195,7 +195,7 @@ const blackboardUltra: LmsPreset = {
   note: 'Ultra is a single-page application: moving between questions may not change the address, so check a test attempt before relying on it.',
   limited: true,
   sources: [
-    'reference/lms-quiz-urls.md: Ultra test URLs; Ultra also has a proctoring-vendor hook /webapps/assessment/proctoring/vendor/<vendor>_handshake_take. Inferred.',
+    'Ultra test URLs; Ultra also has a proctoring-vendor hook /webapps/assessment/proctoring/vendor/<vendor>_handshake_take. Inferred.',
   ],
   derive(quizUrl) {
     const url = parse(quizUrl);
@@ -232,7 +232,7 @@ const blackboardOriginal: LmsPreset = {
   example: 'https://school.blackboard.com/webapps/assessment/take/launchAssessment.jsp?course_id=_123_1&content_id=_456_1',
   note: 'Proctoring starts on the test launch page, covers the test pages and ends on the "submitted" page.',
   limited: false,
-  sources: ['A Respondus extension: submitted.jsp after submit, review/review.jsp for review (reference/lms-quiz-urls.md). Take page inferred.'],
+  sources: ['A Respondus extension: submitted.jsp after submit, review/review.jsp for review. Take page inferred.'],
   derive(quizUrl) {
     const url = parse(quizUrl);
     if (!url) return notAUrl;
@@ -268,7 +268,7 @@ const sakai: LmsPreset = {
   example: 'https://sakai.example.edu/samigo-app/servlet/Login?id=abc123',
   note: 'Proctoring starts on the published test link, covers the delivery pages and ends on the submission confirmation.',
   limited: false,
-  sources: ["Sakai's own integration with this kind of API uses Login, jsf/delivery and confirmSubmit (reference/lms-quiz-urls.md); here anchored to the server."],
+  sources: ["Sakai's own integration with this kind of API uses Login, jsf/delivery and confirmSubmit; here anchored to the server."],
   derive(quizUrl) {
     const url = parse(quizUrl);
     if (!url) return notAUrl;
@@ -320,7 +320,7 @@ const custom: LmsPreset = {
   example: 'https://lms.example.edu/quiz/42',
   note: 'The quiz address becomes the launch URL and a start pattern that matches it; write the exam pages and end page patterns yourself.',
   limited: false,
-  sources: ['spec/launch-api.md, candidate launch request: launch_url must be matched by exam_start.'],
+  sources: ['the Launch API specification, candidate launch request: launch_url must be matched by exam_start.'],
   derive(quizUrl) {
     const url = parse(quizUrl);
     if (!url) return notAUrl;
