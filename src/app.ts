@@ -30,6 +30,11 @@ import { createProctoringClient } from './proctoring/client.js';
 import { createSandbox, type Sandbox } from './sandbox/index.js';
 
 export const USER_AGENT = 'proctor-lti/0.1 (+https://github.com/proctor-lti/proctor-lti)';
+/**
+ * Listen backlog: a class-start burst opens hundreds of connections at once, and Node's default (511)
+ * overflowed at 1,000 simultaneous launches (connection resets). The kernel caps it at net.core.somaxconn.
+ */
+export const LISTEN_BACKLOG = 4096;
 const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/dist\/$/, '');
 
 export interface AppDeps {

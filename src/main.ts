@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { createApp } from './app.js';
+import { createApp, LISTEN_BACKLOG } from './app.js';
 import { ConfigError, loadConfig, toolUrl } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, resolve);
+    server.listen({ port: config.port, backlog: LISTEN_BACKLOG }, resolve);
   });
 
   const startupMs = Math.round(performance.now() - startedAt);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
-import type { DemoUserKey } from './directory.js';
+import type { DemoUser, DemoUserKey } from './directory.js';
 import type { DemoFlavor, LaunchKind, Presentation } from './flavors.js';
 
 /** What the login initiation promised: who launches what, and how. */
@@ -11,6 +11,8 @@ export interface PendingLaunch {
   kind: LaunchKind;
   linkId?: string;
   presentation: Presentation;
+  /** A class member launching instead of a named demo user (`user` is then the key of their role). */
+  member?: DemoUser;
 }
 
 export type HintRefusal = 'missing' | 'malformed' | 'unknown-or-used' | 'expired';

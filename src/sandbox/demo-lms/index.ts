@@ -71,7 +71,10 @@ export interface DemoLmsRegistration {
 
 export interface LoginInput {
   flavor?: DemoFlavor;
-  user: DemoUser['key'];
+  /** Who launches: one of the named demo users… */
+  user?: DemoUser['key'];
+  /** …or any active class member, by LMS user id (`members()[i].id`): each has their own `sub`. Give one of the two. */
+  member?: string;
   kind?: PendingLaunch['kind'];
   linkId?: string;
   presentation?: Presentation;
@@ -116,6 +119,18 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
   const users = demoUsers();
   let members: DemoPerson[] | undefined;
   const membersOf = (): DemoPerson[] => (members ??= classMembers(users, classSize));
+
+  /** A class member who launches: a named user as themselves, a generated learner as a user of the same role. */
+  const classMember = (id: string): { user: DemoUser; member?: DemoUser } => {
+    const person = membersOf().find((candidate) => candidate.id === id);
+    if (!person) throw new Error(`not a member of the class: ${id}`);
+    if (person.status !== 'Active') throw new Error(`not an active member of the class: ${id}`);
+    const named = users.find((candidate) => candidate.id === id);
+    if (named) return { user: named };
+    const user = users.find((candidate) => candidate.role === person.role);
+    if (!user) throw new Error(`no demo user has the role ${person.role}`);
+    return { user, member: { ...person, key: user.key, label: user.label, roleName: user.roleName, enrolled: true } };
+  };
 
   const urls = {
     auth: `${issuer}/auth`,
@@ -214,12 +229,13 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
     signIdToken,
     buildLaunchClaims: build,
     async initiateLogin(input) {
-      const user = users.find((candidate) => candidate.key === input.user);
-      if (!user) throw new Error(`unknown demo user: ${input.user}`);
+      if ((input.user === undefined) === (input.member === undefined)) throw new Error('give either a demo user or a class member');
+      const { user, member } = input.member === undefined ? { user: users.find((candidate) => candidate.key === input.user) } : classMember(input.member);
+      if (!user) throw new Error(`unknown demo user: ${input.user ?? ''}`);
       const kind = input.kind ?? 'resource';
       const linkId = kind === 'resource' ? (input.linkId ?? course.exam.id) : undefined;
       if (linkId !== undefined && !course.links.some((link) => link.id === linkId)) throw new Error(`unknown resource link: ${linkId}`);
-      return startLogin({ user: user.key, userId: user.id, flavor: input.flavor ?? flavor, kind, linkId, presentation: input.presentation ?? 'iframe' });
+      return startLogin({ user: user.key, userId: (member ?? user).id, flavor: input.flavor ?? flavor, kind, linkId, presentation: input.presentation ?? 'iframe', ...(member ? { member } : {}) });
     },
     issueAccessToken: (scopes) => oauth.issue(scopes ?? [NRPS_SCOPE]),
     setClass(change) {

@@ -234,7 +234,7 @@ export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
 
     const claims = ctx.buildLaunchClaims({
       flavor: launch.flavor,
-      user: launch.user,
+      user: launch.member ?? launch.user,
       kind: launch.kind,
       linkId: launch.linkId,
       presentation: launch.presentation,
