@@ -1,20 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { runCli, tempDataDir } from '../helpers/cli.js';
 
 /** The administrators' CLI as `npm run cli -- …` runs it, on its own embedded database. */
 describe('platform CLI', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'proctor-lti-cli-'));
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PUBLIC_URL: 'https://proctor.example.edu' },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+  const data = tempDataDir('cli');
+  after(() => data.remove());
+  const cli = (...args: string[]) => runCli(data.dir, args);
 
   it('adds, lists and removes a platform with several deployments', () => {
     const added = cli(

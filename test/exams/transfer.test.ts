@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { createSettingsChangeLog } from '../../src/exams/settings/changes.js';
 import { applySecurityPreset, SECURITY_PRESETS } from '../../src/exams/settings/presets/security.js';
 import { deriveExamPages } from '../../src/exams/settings/presets/lms.js';
 import { migratedTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { runCli } from '../helpers/cli.js';
 
 function settingsFor(quizId: number, presetIndex: number): Record<string, unknown> {
   const pages = deriveExamPages('moodle', `https://moodle.example.edu/mod/quiz/view.php?id=${quizId}`);
@@ -104,12 +104,7 @@ describe('exams as data: export and import', () => {
 describe('exam export and import on the command line', () => {
   const dirs = [mkdtempSync(join(tmpdir(), 'proctor-lti-exams-a-')), mkdtempSync(join(tmpdir(), 'proctor-lti-exams-b-'))];
   after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-  const cli = (dataDir: string, ...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PUBLIC_URL: 'https://proctor.example.edu' },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+  const cli = (dataDir: string, ...args: string[]) => runCli(dataDir, args);
 
   it('imports, exports, moves to an empty installation; an invalid file is refused whole', () => {
     const [a, b] = dirs as [string, string];

@@ -1,22 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { platformKey } from '../../src/institution/settings.js';
 import { PNG_1PX } from './support.js';
+import { runCli, tempDataDir } from '../helpers/cli.js';
 
 /** `npm run cli -- institution …` on its own embedded database. */
 describe('institution CLI: logo and extension allowlist', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'proctor-lti-institution-cli-'));
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PUBLIC_URL: 'https://proctor.example.edu' },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+  const data = tempDataDir('institution-cli');
+  const dataDir = data.dir;
+  after(() => data.remove());
+  const cli = (...args: string[]) => runCli(dataDir, args);
   const platform = ['--issuer', 'https://moodle.example.edu', '--client-id', 'client-1'];
   const key = platformKey('https://moodle.example.edu', 'client-1');
 

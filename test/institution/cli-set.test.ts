@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { applySetOptions } from '../../src/institution/cli.js';
 import { DEFAULT_INSTITUTION_SETTINGS } from '../../src/institution/settings.js';
+import { runCli, tempDataDir } from '../helpers/cli.js';
 
 const none = { proctorRole: [], proctorSetting: [] };
 
@@ -39,14 +36,9 @@ describe('institution set: options to settings', () => {
 });
 
 describe('npm run cli -- institution set', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'proctor-lti-institution-set-'));
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'institution', ...args, '--issuer', 'https://canvas.example.edu', '--client-id', '10001'], {
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+  const data = tempDataDir('institution-set');
+  after(() => data.remove());
+  const cli = (...args: string[]) => runCli(data.dir, ['institution', ...args, '--issuer', 'https://canvas.example.edu', '--client-id', '10001']);
 
   it('saves the settings and keeps what was not named', () => {
     const first = cli('set', '--proctor-role', 'http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor', '--ta-may-edit', 'yes');
