@@ -23,10 +23,17 @@ export interface Authorized {
  * The OIDC part of a launch, as a browser does it: the demo LMS's login initiation is posted to the tool,
  * the tool redirects to the LMS's authorization endpoint, which answers with the signed id_token form.
  */
-export async function authorize(app: TestApp, input: LoginInput, agent: Agent = supertest.agent(app.baseUrl)): Promise<Authorized> {
+export async function authorize(
+  app: TestApp,
+  input: LoginInput,
+  agent: Agent = supertest.agent(app.baseUrl),
+  /** Edits the login initiation's parameters before they are posted (tests of bad logins). */
+  editLogin?: (params: Record<string, string>) => void,
+): Promise<Authorized> {
   const demoLms = app.tool.sandbox?.demoLms;
   assert.ok(demoLms, 'sandbox demo LMS missing');
   const login = await demoLms.initiateLogin(input);
+  editLogin?.(login.params);
   const toLogin = await agent.post(pathOf(login.url)).type('form').send(login.params);
   assert.equal(toLogin.status, 302, `login should redirect to the LMS, got ${toLogin.status}: ${toLogin.text.slice(0, 300)}`);
   const authResponse = await agent.get(pathOf(toLogin.headers.location as string));

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import cookieParser from 'cookie-parser';
 import express from 'express';
-import { decodeJwt, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import supertest from 'supertest';
 import { installationSecret } from '../../src/db/app-secrets.js';
 import { createHostedLinks, HOSTED_ROUTES } from '../../src/hosted/links.js';
@@ -12,9 +12,10 @@ import { createCsrf } from '../../src/http/csrf.js';
 import { createInstitutionSettingsStore, type InstitutionSettingsInput } from '../../src/institution/settings.js';
 import { deriveExamTag, deriveSectionId, deriveUserId } from '../../src/lti/identifiers.js';
 import { returnLink } from '../../src/launches/return-links.js';
-import { parseAutoSubmitForm, type LoginInput } from '../../src/sandbox/demo-lms/index.js';
+import type { LoginInput } from '../../src/sandbox/demo-lms/index.js';
 import type { ReceivedRequest } from '../../src/sandbox/emulator/index.js';
 import { TEST_ENCRYPTION_KEY, type TestApp } from '../helpers/app.js';
+import { authorize, postIdToken } from '../helpers/lti-flow.js';
 
 export type Agent = ReturnType<typeof supertest.agent>;
 export type Flavor = 'canvas' | 'moodle';
@@ -44,11 +45,6 @@ export const ROLES = {
   institutionInstructor: `${INST}Instructor`,
 } as const;
 
-const pathOf = (url: string) => {
-  const parsed = new URL(url);
-  return parsed.pathname + parsed.search;
-};
-
 export interface LaunchOptions extends LoginInput {
   /** Changes the id_token's claims before the LMS key signs them again. */
   claims?: (claims: JWTPayload) => void;
@@ -71,27 +67,19 @@ export interface Launched {
 export async function launchAs(app: TestApp, options: LaunchOptions): Promise<Launched> {
   const demoLms = app.tool.sandbox?.demoLms;
   assert.ok(demoLms, 'sandbox demo LMS missing');
-  const agent = options.agent ?? supertest.agent(app.baseUrl);
-  const login = await demoLms.initiateLogin(options);
-  options.login?.(login.params);
-  const toLogin = await agent.post(pathOf(login.url)).type('form').send(login.params);
-  assert.equal(toLogin.status, 302, `login should redirect to the LMS, got ${toLogin.status}: ${toLogin.text.slice(0, 300)}`);
-  const authResponse = await agent.get(pathOf(toLogin.headers.location as string));
-  assert.equal(authResponse.status, 200, `authorization failed: ${authResponse.text.slice(0, 300)}`);
-  const form = parseAutoSubmitForm(authResponse.text);
-  assert.ok(form?.fields.id_token && form.fields.state, 'the LMS answered without an id_token form');
-  let idToken = form.fields.id_token;
-  const claims = decodeJwt(idToken);
+  const auth = await authorize(app, options, options.agent ?? supertest.agent(app.baseUrl), options.login);
+  const { agent, claims } = auth;
+  let idToken = auth.idToken;
   if (options.claims) {
     options.claims(claims);
     idToken = await demoLms.signIdToken(claims);
   }
-  const posted = await agent.post(pathOf(form.action)).type('form').send({ id_token: idToken, state: form.fields.state });
+  const posted = await postIdToken(auth, idToken);
   assert.equal(posted.status, 302, `launch post refused (${posted.status}): ${posted.text.slice(0, 400)}`);
   const location = posted.headers.location as string;
   assert.match(location, /^\/lti\/launch\?.*ltik=/);
   const response = await agent.get(location);
-  return { agent, response, ltik: new URL(location, app.baseUrl).searchParams.get('ltik') ?? '', claims, idToken, state: form.fields.state, redirectUri: form.action };
+  return { agent, response, ltik: new URL(location, app.baseUrl).searchParams.get('ltik') ?? '', claims, idToken, state: auth.state, redirectUri: auth.redirectUri };
 }
 
 /** Replaces the launch's roles. */
