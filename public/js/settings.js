@@ -470,12 +470,8 @@
     clearErrors();
     checkPages();
     refreshPrerequisites(lastSwitched);
-    const local = brokenRequirements().map((r) => ({ text: r.message, target: idOf(EXAM_SETTINGS_PREFIX + r.field) }));
-    if (local.length > 0) {
-      showSummary(local);
-      announce(saveStatus, 'Nothing was saved.');
-      return;
-    }
+    // Broken prerequisites are already shown beside their settings; the server refuses them with the same
+    // rules, together with every other wrong field, so one refused save marks all of them at once.
     const body = { settings: documentFromForm(), status: readValue('status') };
     saveButton.disabled = true;
     announce(saveStatus, 'Saving…');

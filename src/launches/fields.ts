@@ -2,6 +2,7 @@
 // functions: no express, no ltijs, no database. The service gathers the inputs; these build the typed
 // requests; the proctoring client validates them against the contract before anything is sent.
 import { LIMITS, type BehaviorSettings, type Branding, type BreakSettings, type CandidateLaunchRequest, type ExamSettings, type LaunchpadRequest, type LiveLaunchRequest, type ProctorSettings, type ReviewerLaunchRequest } from '../proctoring/contract.js';
+import { ASSUMED_LIMITS } from '../proctoring/assumptions.js';
 import type { ExamSettingsDocument } from '../exams/settings/document.js';
 import type { InstitutionSettings } from '../institution/settings.js';
 
@@ -100,12 +101,26 @@ export function proctorSettingsOf(institution: Pick<InstitutionPart, 'proctorSet
   return Object.keys(merged).length > 0 ? merged : undefined;
 }
 
-/** display_name: only without Names and Roles (no roster names), trimmed to the API's 100 characters; never stored. */
+/**
+ * The longest start of `text` within `max` characters as the contract counts them (UTF-16 code units, as
+ * JavaScript's `length`), never splitting a character: a name in a script outside the Basic Multilingual
+ * Plane (or with emoji) would otherwise be cut to 100 characters that the contract counts as up to 200.
+ */
+export function cutToLength(text: string, max: number): string {
+  let out = '';
+  for (const char of text) {
+    if (out.length + char.length > max) break;
+    out += char;
+  }
+  return out;
+}
+
+/** display_name: only without Names and Roles (no roster names), cut to the API's 100 characters; never stored. */
 export function displayNameFor(input: { namesRolesUrl?: string; displayName?: string }): string | undefined {
   if (input.namesRolesUrl !== undefined) return undefined;
   const name = input.displayName?.trim();
   if (!name) return undefined;
-  return [...name].slice(0, LIMITS.displayName.max).join('').trim() || undefined;
+  return cutToLength(name, LIMITS.displayName.max).trim() || undefined;
 }
 
 export interface CandidateInput {
@@ -204,7 +219,7 @@ export function liveRequest(input: LiveInput): LiveLaunchRequest {
     roster_url: input.rosterUrl,
   };
   const name = input.examName.trim();
-  if (name) request.exam_name = [...name].slice(0, 100).join('');
+  if (name) request.exam_name = cutToLength(name, ASSUMED_LIMITS.examNameLength.max);
   const expire = expireFor('staff', exam?.expire);
   if (expire !== undefined) request.expire = expire;
   if (exam?.behavior_settings) request.behavior_settings = exam.behavior_settings;

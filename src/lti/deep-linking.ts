@@ -9,6 +9,9 @@ export interface LtiResourceLinkItem {
   /** The tool's launch URL; absent: the tool's default target link URI. */
   url?: string;
   custom?: Record<string, string>;
+  /** Ask the platform to open the link in a new window (LTI-DL 2.0 §3.4.1 `window`); set by the adapter where the platform accepts 'window'. */
+  window?: { targetName?: string; width?: number; height?: number; windowFeatures?: string };
+  iframe?: { src?: string; width?: number; height?: number };
 }
 
 export interface DeepLinkingResponse {

@@ -263,11 +263,19 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     ltikOf,
     sessionIdOf: (req) => ltikFromRequest(req) ?? '',
     async deepLinkingResponse(res, items, responseOptions) {
-      const token = res.locals.token as { platformContext?: { deepLinkingSettings?: { deep_link_return_url?: unknown } } } | undefined;
-      const returnUrl = token?.platformContext?.deepLinkingSettings?.deep_link_return_url;
+      const token = res.locals.token as
+        | { platformContext?: { deepLinkingSettings?: { deep_link_return_url?: unknown; accept_presentation_document_targets?: unknown } } }
+        | undefined;
+      const settings = token?.platformContext?.deepLinkingSettings;
+      const returnUrl = settings?.deep_link_return_url;
       if (!token || typeof returnUrl !== 'string') throw new LtiRefusal('unsupported_message', 'this session is not a deep-linking launch');
+      // Exams open in a new window where the platform offers that (Canvas, Moodle): cookies then work and
+      // nothing of the exam runs inside the LMS's frame.
+      const targets = settings?.accept_presentation_document_targets;
+      const acceptsWindow = Array.isArray(targets) && targets.includes('window');
+      const presented = acceptsWindow ? items.map((item) => (item.window || item.iframe ? item : { ...item, window: { targetName: '_blank' } })) : items;
       // Only `message`: ltijs writes errMessage under a misspelt claim name ('…/errormsg ' with a space).
-      const jwt = await lti.DeepLinking.createDeepLinkingMessage(token, items, responseOptions?.message ? { message: responseOptions.message } : undefined);
+      const jwt = await lti.DeepLinking.createDeepLinkingMessage(token, presented, responseOptions?.message ? { message: responseOptions.message } : undefined);
       return { returnUrl, jwt };
     },
     members: createNamesRolesClient({ provider: lti, encryptionKey: options.encryptionKey, userAgent: options.userAgent }).members,

@@ -84,6 +84,7 @@ const KNOWN_NAMES: Readonly<Record<KnownScope, readonly string[]>> = {
 };
 
 const NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
+const SHORT_SUB_ROLE = /^[A-Za-z][A-Za-z0-9-]*#[A-Za-z][A-Za-z0-9-]*$/;
 
 function canonicalName(scope: RoleScope, name: string): string {
   if (scope === 'unknown') return name;
@@ -113,6 +114,12 @@ export function parseRole(role: string): ParsedRole {
     // Simple names are context roles: https://www.imsglobal.org/spec/lti/v1p3#context-roles-0
     scope = 'membership';
     rest = trimmed;
+  } else if (SHORT_SUB_ROLE.test(trimmed)) {
+    // A context sub-role written short, as admins type proctor roles (`Instructor#TeachingAssistant`):
+    // the same role as `…/membership/Instructor#TeachingAssistant`.
+    scope = 'membership';
+    rest = trimmed;
+    separator = '#';
   } else {
     return unknownRole(trimmed);
   }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { generateKeyPair, SignJWT } from 'jose';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { authorize, postIdToken } from '../helpers/lti-flow.js';
+import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
+import { startTestApp, TEST_ENCRYPTION_KEY, type TestApp } from '../helpers/app.js';
+import { authorize, launch, postIdToken } from '../helpers/lti-flow.js';
 
 /**
  * The 1EdTech security checks on the id_token, one test per bad case: each is refused with a clear page
@@ -63,15 +63,34 @@ describe('forged, replayed and unknown launches are refused', () => {
     await refusedWith((c) => ({ ...c, 'https://purl.imsglobal.org/spec/lti/claim/target_link_uri': 'https://evil.example/lti/launch' }), /another site/);
   });
 
-  it('a replayed nonce (the same id_token posted twice)', async () => {
+  it('a replayed nonce (the same id_token posted twice, with the state cookie the browser had)', async () => {
+    const { default: supertest } = await import('supertest');
     const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
     const first = await postIdToken(auth, auth.idToken);
     assert.equal(first.status, 302);
+    // ltijs clears the state cookie after the first launch; an attacker replaying a captured post also has the
+    // cookie, so the replay carries it: only the consumed nonce can refuse it.
+    const cookies = String((first as unknown as { req: { getHeader(name: string): unknown } }).req.getHeader('cookie') ?? '');
+    assert.match(cookies, new RegExp(`state${auth.state}=`), 'the first post carried the state cookie');
     const calls = upstreamCalls();
-    const replay = await postIdToken(auth, auth.idToken);
+    const replay = await supertest(app.baseUrl).post(new URL(auth.redirectUri).pathname).set('Cookie', cookies).type('form').send({ id_token: auth.idToken, state: auth.state });
     assert.equal(replay.status, 401);
+    assert.match(replay.text, /already used or was not requested/);
     assert.doesNotMatch(replay.text, new RegExp(auth.idToken.slice(0, 40)), 'the token is never echoed');
     assert.equal(upstreamCalls(), calls);
+  });
+
+  it('a login initiation from an issuer that is not registered', async () => {
+    const { default: supertest } = await import('supertest');
+    const login = await app.tool.sandbox!.demoLms.initiateLogin({ user: 'student' });
+    const response = await supertest(app.baseUrl).post(new URL(login.url).pathname).type('form').send({ ...login.params, iss: 'https://unknown-lms.example' });
+    assert.equal(response.status, 400);
+    assert.equal(response.headers.location, undefined, 'no redirect to any authorization endpoint');
+    assert.match(response.text, /not registered/);
+  });
+
+  it('a token for a client id the tool does not know', async () => {
+    await refusedWith((c) => ({ ...c, aud: 'client-nobody-registered', azp: 'client-nobody-registered' }), /not registered/);
   });
 
   it('a launch without the state cookie (browser refused cookies) gets the cookie page', async () => {
@@ -97,5 +116,21 @@ describe('forged, replayed and unknown launches are refused', () => {
     const response = await supertest(app.baseUrl).get(`/lti/launch?ltik=${old}`);
     assert.equal(response.status, 401);
     assert.match(response.text, /session .*has ended/i);
+  });
+
+  it('a genuine LTI session older than LTI_SESSION_MAX_AGE_SECONDS is refused, a fresh one works', async () => {
+    const { auth, ltik } = await launch(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    const fresh = await auth.agent.get(`/lti/launch?ltik=${ltik}`);
+    assert.equal(fresh.status, 302, 'the fresh session is accepted');
+    // The same session, signed with the tool's key as ltijs signs it, but issued before the maximum age.
+    const claims = decodeJwt(ltik);
+    const aged = await new SignJWT({ ...claims, iat: now() - app.config.lti.sessionMaxAgeSeconds - 60 })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(new TextEncoder().encode(TEST_ENCRYPTION_KEY));
+    const calls = upstreamCalls();
+    const response = await auth.agent.get(`/lti/launch?ltik=${aged}`);
+    assert.equal(response.status, 401);
+    assert.match(response.text, /session .*has ended/i);
+    assert.equal(upstreamCalls(), calls);
   });
 });

@@ -15,7 +15,7 @@ describe('in a browser: the exam settings view', () => {
   before(async () => {
     app = await startTestApp();
     // A link nobody has configured: the first instructor launch opens its settings.
-    app.tool.sandbox!.demoLms.course.links.push({ id: 'exam-browser', title: 'Browser exam' }, { id: 'exam-axe', title: 'Accessibility exam' });
+    app.tool.sandbox!.demoLms.course.links.push({ id: 'exam-browser', title: 'Browser exam' }, { id: 'exam-axe', title: 'Accessibility exam' }, { id: 'exam-keyboard', title: 'Keyboard exam' });
   });
   after(async () => {
     await app.close();
@@ -133,6 +133,99 @@ describe('in a browser: the exam settings view', () => {
       for (const [field, value] of Object.entries(expected)) assert.deepEqual(body[field], value, field);
       assert.equal(body.launch_url, QUIZ_URL);
       assert.equal(body.expire, 7200);
+    });
+  });
+
+  it('keyboard only: focus order follows the page, choices and presets work from the keyboard, a refused save marks each wrong field', async (t) => {
+    await withBrowser(t, async (context) => {
+      const page = await openSettingsFromLaunch(context, 'exam-keyboard');
+      assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('[tabindex]')].map((e) => e.getAttribute('tabindex')).filter((v) => Number(v) > 0)), [], 'no positive tabindex');
+
+      // Tab from the top of the page to the save button: every stop comes after the previous one in the page.
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      const stops: string[] = [];
+      for (let i = 0; i < 400; i += 1) {
+        await page.keyboard.press('Tab');
+        const step = await page.evaluate(() => {
+          const state = window as unknown as { previousFocus?: Element };
+          const active = document.activeElement;
+          const forward = !state.previousFocus || !active || Boolean(state.previousFocus.compareDocumentPosition(active) & Node.DOCUMENT_POSITION_FOLLOWING);
+          if (active) state.previousFocus = active;
+          return { id: active?.id || active?.getAttribute('data-preset') || active?.tagName || '', forward };
+        });
+        assert.ok(step.forward, `focus went backwards to ${step.id} after ${stops.at(-1)}`);
+        stops.push(step.id);
+        if (step.id === 'save') break;
+      }
+      assert.equal(stops.at(-1), 'save', 'the save button is reached by Tab');
+      for (const id of ['f-tool-lms_preset', 'f-tool-quiz_url', 'derive-pages', 'f-launch_url', 'strict-lockdown', 'f-exam_settings-record_video', 'f-exam_settings-allowed_macos_apps', 'f-behavior_settings-frame_metrics-keystrokes', 'f-breaks_enabled', 'f-expire']) {
+        assert.ok(stops.includes(id), `${id} is reachable by Tab`);
+      }
+      assert.ok(stops.indexOf('f-tool-quiz_url') < stops.indexOf('strict-lockdown') && stops.indexOf('strict-lockdown') < stops.indexOf('f-exam_settings-record_video'), 'sections in reading order');
+
+      // Arrow keys in a radio group choose an option; what it needs switches on, as with the mouse.
+      for (const name of ['close_tabs', 'one_screen']) await page.locator(`input[name="exam_settings.${name}"]`).setChecked(false);
+      await page.locator('input[name="exam_settings.full_screen"][value="0"]').check();
+      await page.locator('input[name="exam_settings.full_screen"][value="0"]').focus();
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await page.locator('input[name="exam_settings.full_screen"][value="1"]').isChecked(), true);
+      assert.equal(await page.getByLabel('Close other tabs').isChecked(), true);
+      assert.equal(await page.getByLabel('One screen only').isChecked(), true);
+      // Space toggles a checkbox; Enter presses a preset button.
+      await page.locator('input[name="exam_settings.verify_audio"]').setChecked(false);
+      await page.locator('input[name="exam_settings.record_audio"]').setChecked(false);
+      await page.getByLabel('Verify microphone').focus();
+      await page.keyboard.press('Space');
+      assert.equal(await page.getByLabel('Record audio').isChecked(), true);
+      await page.getByRole('button', { name: 'Use “Record only”' }).focus();
+      await page.keyboard.press('Enter');
+      assert.equal(await page.locator('input[name="exam_settings.full_screen"][value="0"]').isChecked(), true);
+      await page.waitForFunction(() => /Record only/.test(document.getElementById('preset-status')?.textContent ?? ''));
+
+      // Several wrong fields: each is marked beside itself, everything typed stays, the summary links to each.
+      const apps = Array.from({ length: 11 }, (_, i) => `com.example.app${i}`).join('\n');
+      await page.getByLabel('Quiz address').fill('https://moodle.example.edu/mod/quiz/view.php?id=5');
+      await page.getByRole('button', { name: 'Fill in the pages' }).click();
+      await page.waitForFunction(() => (document.getElementById('f-launch_url') as HTMLInputElement).value.includes('id=5'));
+      await page.getByLabel('Allowed macOS apps').fill(apps);
+      await page.getByLabel('Link validity (seconds)').fill('99999');
+      await page.getByLabel('To this address:').check();
+      await page.getByLabel('Address after the exam').fill('not a web address');
+      await page.getByRole('button', { name: 'Save settings' }).focus();
+      await page.keyboard.press('Enter');
+      await page.locator('#error-summary').waitFor({ state: 'visible' });
+      const marked = ['f-expire', 'f-exam_settings-allowed_macos_apps', 'f-tool-redirect_url'];
+      for (const id of marked) {
+        assert.equal(await page.locator(`#${id}`).getAttribute('aria-invalid'), 'true', id);
+        assert.ok(((await page.locator(`#${id}-error`).textContent()) ?? '').length > 10, `${id}: its own message`);
+        assert.match((await page.locator(`#${id}`).getAttribute('aria-describedby')) ?? '', new RegExp(`${id}-error`), `${id}: the message is tied to the field`);
+      }
+      assert.equal(await page.getByLabel('Allowed macOS apps').inputValue(), apps);
+      assert.equal(await page.getByLabel('Link validity (seconds)').inputValue(), '99999');
+      assert.equal(await page.getByLabel('Address after the exam').inputValue(), 'not a web address');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary');
+      const targets = await page.locator('#error-summary a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+      for (const id of marked) assert.ok(targets.includes(`#${id}`), `the summary links to ${id}`);
+      const link = page.locator('#error-summary a[href="#f-tool-redirect_url"]');
+      await link.focus();
+      await page.keyboard.press('Enter');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-tool-redirect_url', 'Enter on a summary link moves focus to the field');
+      const lms = app.tool.sandbox!.demoLms;
+      const exam = await createExamStore(app.db).find({ issuer: lms.registration.issuer, clientId: lms.registration.clientId, deploymentId: '1', contextId: lms.course.id, resourceLinkId: 'exam-keyboard' });
+      assert.equal(exam?.settings, null, 'nothing was saved');
+
+      // An impossible combination is marked as it is chosen, and a save refuses it together with the other wrong fields.
+      await page.getByLabel('Allowed macOS apps').fill('com.example.app1');
+      await page.getByLabel('Back to the course in the LMS').check();
+      await page.locator('input[name="exam_settings.verify_id"][value="2"]').check();
+      await page.getByLabel('Allow mobile devices').check();
+      assert.equal(await page.locator('#f-exam_settings-mobile').getAttribute('aria-invalid'), 'true', 'marked while editing');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.waitForFunction(() => /Nothing was saved: \d+ problem/.test(document.getElementById('save-status')?.textContent ?? ''));
+      for (const id of ['f-exam_settings-mobile', 'f-expire']) assert.equal(await page.locator(`#${id}`).getAttribute('aria-invalid'), 'true', id);
+      assert.match((await page.locator('#f-exam_settings-mobile-error').textContent()) ?? '', /ID|verify/i);
+      const again = await createExamStore(app.db).get(exam!.id);
+      assert.equal(again?.settings, null, 'the impossible combination was not saved');
     });
   });
 

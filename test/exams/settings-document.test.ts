@@ -1,10 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { EXAM_SETTINGS_OFF, EXAM_SETTINGS_PREREQUISITES, POST_MESSAGE_NOTIFICATION } from '../../src/proctoring/contract.js';
+import {
+  EXAM_METRICS,
+  EXAM_SETTINGS_MEMBERS,
+  EXAM_SETTINGS_OFF,
+  EXAM_SETTINGS_PREREQUISITES,
+  examSettingsSchema,
+  FRAME_METRICS,
+  LIMITS,
+  POST_MESSAGE_NOTIFICATION,
+} from '../../src/proctoring/contract.js';
 import { brokenRequirements, REQUIREMENTS, requirementsForBrowser, satisfyRequirements } from '../../src/exams/settings/prerequisites.js';
 import { candidateLaunchFields, diffSettings, reviewerLaunchFields, validateSettingsDocument, type ExamSettingsDocument } from '../../src/exams/settings/document.js';
-import { allFields, formValues } from '../../src/exams/settings/fields.js';
+import { allFields, BEHAVIOR_FIELDS, BREAK_FIELDS, formValues, OTHER_FIELDS, SETTINGS_GROUPS } from '../../src/exams/settings/fields.js';
 
 const settingsArbitrary = fc.record({
   record_video: fc.boolean(),
@@ -158,5 +167,51 @@ describe('settings document', () => {
     assert.equal(examPaths.length, 30);
     for (const field of allFields()) assert.ok(field.help.length > 10 && field.label.length > 1, field.path);
     assert.equal(formValues(undefined)['exam_settings.record_video'], false);
+  });
+});
+
+describe('the form covers the contract', () => {
+  it('every exam_settings member once, in a group with a legend, each with a label and one sentence of help', () => {
+    const grouped = SETTINGS_GROUPS.flatMap((group) => group.fields.map((field) => ({ group, field })));
+    assert.deepEqual(grouped.map(({ field }) => field.path.slice('exam_settings.'.length)).sort(), [...EXAM_SETTINGS_MEMBERS].sort());
+    assert.deepEqual(SETTINGS_GROUPS.map((group) => group.legend.split(' ')[0]), ['Recording', 'Verification', 'Lockdown', 'Tools', 'Advanced']);
+    for (const { field } of grouped) {
+      assert.ok(field.label.length > 2 && !field.label.includes('_'), `${field.path}: a label, not the API name`);
+      assert.ok(field.help.length > 20 && field.help.length <= 200 && field.help.endsWith('.'), `${field.path}: a sentence of help`);
+      assert.equal(field.help.split(/(?<=[.!?])\s+(?=[A-Z])/).length, 1, `${field.path}: one sentence of help, not several: ${field.help}`);
+    }
+  });
+
+  it('integer options are choices with the meaning of every allowed value; the app lists are editable lists of at most 10', () => {
+    const shape = examSettingsSchema.shape as Record<string, { values?: Set<number>; type?: string }>;
+    for (const field of SETTINGS_GROUPS.flatMap((group) => group.fields)) {
+      const member = field.path.slice('exam_settings.'.length);
+      const schema = shape[member]!;
+      if (schema.values instanceof Set) {
+        assert.equal(field.kind, 'choice', member);
+        assert.deepEqual(field.choices?.map((c) => c.value), [...schema.values].sort((a, b) => a - b), `${member}: every allowed value offered`);
+        for (const choice of field.choices ?? []) assert.match(choice.label, /[A-Za-z]{2}/, `${member}=${choice.value}: a meaning, not a number`);
+      } else if (member === 'allowed_macos_apps' || member === 'allowed_windows_apps') {
+        assert.ok(field.kind === 'lines' || field.kind === 'windows-apps', member);
+        assert.match(field.help, /at most 10/, member);
+      } else {
+        assert.equal(field.kind, 'boolean', member);
+      }
+    }
+    assert.equal(LIMITS.allowedApps, 10);
+    assert.deepEqual(
+      allFields().find((f) => f.path === 'exam_settings.full_screen')?.choices?.map((c) => c.value),
+      [0, 1, 2, 3],
+    );
+  });
+
+  it('the 8 frame-metric weights (service default or 0–5), the 14 exam metrics, and the break, expiry and mobile fields', () => {
+    assert.deepEqual(BEHAVIOR_FIELDS.weights.map((f) => f.path.split('.').pop()), [...FRAME_METRICS]);
+    assert.equal(BEHAVIOR_FIELDS.weights.length, 8);
+    for (const field of BEHAVIOR_FIELDS.weights) assert.deepEqual(field.choices?.map((c) => c.value), [0, 1, 2, 3, 4, 5], field.path);
+    assert.deepEqual(BEHAVIOR_FIELDS.highlights.map((f) => f.path.split('.').pop()), [...EXAM_METRICS]);
+    assert.equal(BEHAVIOR_FIELDS.highlights.length, 14);
+    assert.deepEqual(BREAK_FIELDS.map((f) => f.path), ['break_settings.number', 'break_settings.duration', 'break_settings.cumulative', 'break_settings.on_time_exceeded', 'break_settings.desk_scan_after_break']);
+    assert.deepEqual(OTHER_FIELDS.map((f) => f.path), ['expire', 'pre_auth', 'post_auth', 'pre_auth_bypass']);
   });
 });

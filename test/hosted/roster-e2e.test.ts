@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { decodeJwt } from 'jose';
 import supertest from 'supertest';
 import { installationSecret } from '../../src/db/app-secrets.js';
 import { createContextStore } from '../../src/hosted/contexts.js';
 import { createLogoStore } from '../../src/hosted/logos.js';
 import { createInstitutionSettingsStore, platformKey } from '../../src/institution/settings.js';
-import { createHostedLinks, type HostedLinks } from '../../src/hosted/links.js';
+import { createHostedLinks, HOSTED_LINK_MARGIN_SECONDS, type HostedLinks } from '../../src/hosted/links.js';
+import { createExamStore } from '../../src/exams/store.js';
 import { deriveExamTag, deriveSectionId, deriveUserId } from '../../src/lti/identifiers.js';
 import type { DemoLms } from '../../src/sandbox/demo-lms/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -80,6 +82,35 @@ describe('hosted roster: real launches, Names and Roles over several pages', () 
       assert.ok(call, `the ${user} launch reached the proctoring service`);
       const person = demo.users.find((u) => u.key === user)!;
       assert.equal((call.body as { user_id?: string }).user_id, roster.get(person.name), `${user}: launch user_id = roster id`);
+    }
+  });
+
+  it("the roster_url a launch sends lives as long as that launch's URL (the exam's expire, else the service default) plus the margin", async () => {
+    const exams = createExamStore(app.db);
+    const key = { issuer: demo.registration.issuer, clientId: demo.registration.clientId, deploymentId: demo.registration.deploymentIds[0]!, contextId: demo.course.id, resourceLinkId: demo.course.exam.id };
+    const exam = (await exams.find(key))!;
+    const original = exam.settings!;
+    const rosterExpiry = async () => {
+      const before = received().length;
+      await launch(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+      const body = received().slice(before).find((c) => c.endpoint === '/v2/candidate/launch')?.body as { roster_url: string; expire?: number };
+      assert.ok(body?.roster_url, 'the candidate launch carries a roster_url');
+      const exp = decodeJwt(new URL(body.roster_url).searchParams.get('t')!).exp!;
+      return { lifetime: exp - Math.floor(Date.now() / 1000), expire: body.expire };
+    };
+    try {
+      await exams.saveSettings(exam.id, { ...original, expire: 900 });
+      const short = await rosterExpiry();
+      assert.equal(short.expire, 900);
+      assert.ok(Math.abs(short.lifetime - (900 + HOSTED_LINK_MARGIN_SECONDS)) <= 3, `${short.lifetime}s`);
+      const withoutExpire = { ...original };
+      delete withoutExpire.expire;
+      await exams.saveSettings(exam.id, withoutExpire);
+      const byDefault = await rosterExpiry();
+      assert.equal(byDefault.expire, undefined);
+      assert.ok(Math.abs(byDefault.lifetime - (18_000 + HOSTED_LINK_MARGIN_SECONDS)) <= 3, `${byDefault.lifetime}s`);
+    } finally {
+      await exams.saveSettings(exam.id, original);
     }
   });
 

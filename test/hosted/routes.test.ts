@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import express from 'express';
+import { decodeJwt } from 'jose';
 import { pino } from 'pino';
 import supertest from 'supertest';
-import { createHostedLinks } from '../../src/hosted/links.js';
-import { createHostedRoutes } from '../../src/hosted/routes.js';
+import { createHostedLinks, HOSTED_LINK_MARGIN_SECONDS } from '../../src/hosted/links.js';
+import { createHostedRoutes, type HostedRoutesDeps } from '../../src/hosted/routes.js';
 import { RosterError } from '../../src/hosted/roster.js';
 import { DEFAULT_INSTITUTION_SETTINGS, platformKey } from '../../src/institution/settings.js';
-import { PNG_1PX } from './support.js';
+import { PNG_1PX, signHostedToken } from './support.js';
 
 /** The hosted routes on fakes: CORS with a configured origin list, and the answers that need no LMS. */
 const SECRET = 'hosted-links-test-secret';
@@ -116,5 +117,59 @@ describe('hosted routes: logo and allowlist', () => {
     const unknown = await request.get(`/hosted/extension-allowlist/${'B'.repeat(22)}`);
     assert.deepEqual(unknown.body, []);
     assert.equal((await request.get('/hosted/extension-allowlist/short')).status, 404);
+  });
+});
+
+describe('hosted links: lifetime tied to the launch URL', () => {
+  const expOf = (url: string) => decodeJwt(new URL(url).searchParams.get('t')!).exp!;
+
+  it('a link lives as long as the URL it was issued with, plus the margin, and is refused afterwards', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const ttl of [600, 3600, 18_000]) {
+      const exp = expOf(await links.rosterUrl('sec-1', ttl));
+      assert.ok(Math.abs(exp - (now + ttl + HOSTED_LINK_MARGIN_SECONDS)) <= 2, `ttl ${ttl}: exp ${exp - now}s from now`);
+      assert.ok(Math.abs(expOf(await links.examRosterUrl('sec-1', ttl)) - exp) <= 2);
+    }
+    const expired = await signHostedToken(SECRET, { s: 'sec-1', k: 'r' }, now - 1);
+    assert.equal(await links.verify(expired, 'roster'), undefined);
+    assert.equal((await links.verify(new URL(await links.rosterUrl('sec-1', 60)).searchParams.get('t')!, 'roster'))?.sectionId, 'sec-1');
+  });
+
+  it("the exam roster's roster_url expires with the exam-roster link, names the same course, and nothing is shared with credentials under *", async () => {
+    const server = express();
+    server.use(
+      createHostedRoutes({
+        links,
+        roster: { get: async () => ({ json: '[]', members: 0, unnamed: 0, fetchedAt: new Date() }), clear: () => undefined },
+        contexts: {
+          find: async (sectionId) =>
+            sectionId === 'sec-9'
+              ? { sectionId, issuer: 'https://lms.example.edu', clientId: 'client', deploymentId: '1', contextId: 'course-9', membershipsUrl: 'https://lms.example.edu/nrps/9' }
+              : undefined,
+        },
+        exams: {
+          listByContext: async () =>
+            [
+              { title: 'Midterm', resourceLinkId: 'link-1', settings: {} },
+              { title: 'Not set up', resourceLinkId: 'link-2', settings: null },
+            ] as unknown as Awaited<ReturnType<HostedRoutesDeps['exams']['listByContext']>>,
+        },
+        examTagOf: (_issuer, _deployment, resourceLinkId) => `tag-${resourceLinkId}`,
+        logos: { findByKey: async () => undefined },
+        institutions: { findByKey: async () => undefined },
+        allowedOrigins: ['*'],
+        logger: pino({ level: 'silent' }),
+      }),
+    );
+    const examRosterUrl = await links.examRosterUrl('sec-9', 1800);
+    const url = new URL(examRosterUrl);
+    const response = await supertest(server).get(url.pathname + url.search).set('Origin', 'https://portal.example.com').set('Cookie', 'session=1');
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.headers['access-control-allow-origin'], '*');
+    assert.equal(response.headers['access-control-allow-credentials'], undefined, '* is never combined with credentials');
+    const entries = response.body as Array<{ exam_name: string; exam_tag: string; section_id: string; roster_url: string }>;
+    assert.deepEqual(entries.map((e) => [e.exam_name, e.exam_tag, e.section_id]), [['Midterm', 'tag-link-1', 'sec-9']], 'only configured exams');
+    assert.ok(Math.abs(expOf(entries[0]!.roster_url) - expOf(examRosterUrl)) <= 2, 'the roster_url expires with the exam-roster link');
+    assert.equal((await links.verify(new URL(entries[0]!.roster_url).searchParams.get('t')!, 'roster'))?.sectionId, 'sec-9');
   });
 });

@@ -111,6 +111,25 @@ describe('branding, proctor settings, display name', () => {
   for (const [name, input, expected] of names) {
     it(`display_name ${name}`, () => assert.equal(displayNameFor(input), expected));
   }
+
+  // The contract counts JavaScript characters (UTF-16 code units): a name outside the Basic Multilingual
+  // Plane must be cut by that count, never in the middle of a character, or the request is refused.
+  const long: [string, string, string][] = [
+    ['CJK Extension B (two code units each)', '𠀋'.repeat(80), '𠀋'.repeat(50)],
+    ['emoji after 99 letters', `${'a'.repeat(99)}😀b`, 'a'.repeat(99)],
+    ['mixed, cut on a character boundary', `${'é'.repeat(97)}𝔸𝔸𝔸`, `${'é'.repeat(97)}𝔸`],
+  ];
+  for (const [name, text, expected] of long) {
+    it(`display_name and exam_name cut to the contract's 100: ${name}`, () => {
+      const displayName = displayNameFor({ displayName: text });
+      assert.equal(displayName, expected);
+      const candidate = candidateRequest({ exam: config(), ids: IDS, institution: institution(), attemptId: ATTEMPT, returnLinks: RETURN, rosterUrl: ROSTER, displayName });
+      assert.deepEqual(validateCandidateLaunch(candidate), { ok: true, value: candidate });
+      const live = liveRequest({ exam: undefined, examName: text, ids: IDS, institution: institution(), rosterUrl: ROSTER });
+      assert.equal(live.exam_name, expected);
+      assert.ok(validateLiveLaunch(live).ok);
+    });
+  }
 });
 
 describe('request builders', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { JWTPayload } from 'jose';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { attemptOf, CLAIMS, demoExam, derived, launchAs, oneCall, pressHubButton, saveExamSettings, setInstitution, withRoles, ROLES, type Derived } from './helpers.js';
+import { attemptOf, callsDuring, CLAIMS, demoExam, derived, launchAs, launchLog, oneCall, pressHubButton, saveExamSettings, setInstitution, withRoles, ROLES, type Derived } from './helpers.js';
 
 const pathOf = (url: string) => {
   const parsed = new URL(url);
@@ -92,6 +92,25 @@ describe('attempt lifecycle and id stability', () => {
       await saveExamSettings(app, exam.id, exam.settings);
     });
 
+    it('every launch is recorded: pseudonymous user, exam, role, endpoint, outcome, duration', async () => {
+      const candidate = await studentLaunch('canvas');
+      const hub = await launchAs(app, { user: 'instructor', flavor: 'moodle', presentation: 'window' });
+      await oneCall(app, '/v2/live/launch', () => pressHubButton(hub, 'live'));
+      const [student, shown, live] = (await launchLog(app)).slice(-3);
+      assert.deepEqual(
+        [student, shown, live].map((r) => [r?.user_id, r?.exam_id, r?.role, r?.endpoint, r?.outcome, r?.error_code]),
+        [
+          [d.userId(issuer, '5'), exam.id, 'candidate', 'candidate', 'redirected', null],
+          [d.userId(issuer, '3'), exam.id, 'instructor', 'hub', 'shown', null],
+          [d.userId(issuer, '3'), exam.id, 'instructor', 'live', 'redirected', null],
+        ],
+      );
+      for (const record of [student, shown, live]) assert.ok(Number.isInteger(record?.duration_ms) && record!.duration_ms >= 0);
+      assert.equal(candidate.body.user_id, student?.user_id, 'the same pseudonym as the request, never the LMS user id');
+      const row = await app.db.query<{ issuer: string; context_id: string }>('SELECT issuer, context_id FROM launch_log ORDER BY id DESC LIMIT 1');
+      assert.deepEqual(row.rows[0], { issuer, context_id: 'course-101' });
+    });
+
     it('concurrent launches of one candidate (double click, two tabs) share one attempt', async () => {
       const before = app.tool.sandbox!.emulator.received.length;
       const statuses = await Promise.all(Array.from({ length: 8 }, () => launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window' }).then((l) => l.response.status)));
@@ -129,7 +148,8 @@ describe('attempt lifecycle and id stability', () => {
         claims[CLAIMS.resourceLink] = { id: 'exam-final', title: 'Final exam' };
       };
       // Not set up yet: the student gets a clear page and nothing is sent upstream.
-      const early = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window', claims: link });
+      const { result: early, calls } = await callsDuring(app, () => launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window', claims: link }));
+      assert.equal(calls.length, 0, 'nothing sent upstream');
       assert.equal(early.response.status, 409);
       assert.match(early.response.text, /Your instructor has not set up this exam yet/);
 

@@ -57,6 +57,31 @@ describe('live, launchpad, course exam list and settings-derived fields', () => 
       }
     });
 
+    // ltijs drops Canvas's placement claim: the tool reads it from the verified id_token itself, so a course
+    // navigation entry without the custom parameter (e.g. added by hand to a developer key) still works.
+    const placementClaimOnly = (claims: JWTPayload) => {
+      assert.equal(claims[CLAIMS.placement], 'course_navigation');
+      const custom = claims[CLAIMS.custom] as Record<string, string> | undefined;
+      if (custom) delete custom.placement;
+    };
+
+    it("canvas-like instructor in course navigation known only from Canvas's placement claim → launchpad", async () => {
+      const { result, body } = await oneCall(app, '/v2/live/launchpad', () =>
+        launchAs(app, { user: 'instructor', flavor: 'canvas', kind: 'course', presentation: 'window', claims: placementClaimOnly }),
+      );
+      assert.equal(result.response.status, 302, result.response.text.slice(0, 300));
+      assert.deepEqual(body, { user_id: d.userId(issuer, '3'), exam_roster: body.exam_roster, roster_url: body.roster_url });
+    });
+
+    it("canvas-like student in course navigation known only from Canvas's placement claim → the course's exam list", async () => {
+      const { result, calls } = await callsDuring(app, () =>
+        launchAs(app, { user: 'student', flavor: 'canvas', kind: 'course', presentation: 'window', claims: placementClaimOnly }),
+      );
+      assert.equal(calls.length, 0);
+      assert.equal(result.response.status, 200);
+      assert.match(result.response.text, /Midterm exam<\/a>/);
+    });
+
     it('a designer (cannot proctor) in course navigation is refused', async () => {
       const { result, calls } = await callsDuring(app, () => launchAs(app, { user: 'instructor', flavor: 'canvas', kind: 'course', presentation: 'window', claims: withRoles(ROLES.contentDeveloper) }));
       assert.equal(result.response.status, 403);

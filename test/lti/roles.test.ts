@@ -272,6 +272,16 @@ const cases: Case[] = [
     expected: { kind: 'instructor', canEditSettings: false, canReview: true, canProctor: true },
   },
   {
+    name: 'a TA sub-role sent in the short form is still a TA (settings read-only), not a full instructor',
+    input: { roles: ['Instructor', 'Instructor#TeachingAssistant'] },
+    expected: { kind: 'instructor', canEditSettings: false, canReview: true, canProctor: true, matched: ['Instructor#TeachingAssistant'] },
+  },
+  {
+    name: 'a proctor role named in the short sub-role form matches the full URI Canvas sends',
+    input: { roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`, `${SYS}User`], proctorRoles: ['Instructor#TeachingAssistant'] },
+    expected: { kind: 'proctor', canProctor: true, canReview: false, canEditSettings: false, matched: [`${SUB}Instructor#TeachingAssistant`] },
+  },
+  {
     name: 'an institution role configured as a proctor role grants nothing',
     input: { roles: [`${INST}Staff`], proctorRoles: [`${INST}Staff`] },
     expected: { kind: 'none', canProctor: false },
@@ -325,6 +335,9 @@ describe('parseRole', () => {
     ['not a role', { scope: 'unknown', principal: 'not a role' }],
     ['http://example.com/role#Instructor', { scope: 'unknown', principal: 'http://example.com/role#Instructor' }],
     [`${SUB}Instructor#`, { scope: 'unknown', principal: `${SUB}Instructor#` }],
+    ['Instructor#TeachingAssistant', { scope: 'membership', principal: 'Instructor', subRole: 'TeachingAssistant' }],
+    ['Instructor#TeachingAssistant#x', { scope: 'unknown', principal: 'Instructor#TeachingAssistant#x' }],
+    ['#TeachingAssistant', { scope: 'unknown', principal: '#TeachingAssistant' }],
   ];
   for (const [role, expected] of table) {
     it(`parses ${JSON.stringify(role)}`, () => assert.deepEqual(parseRole(role), expected));
@@ -335,6 +348,8 @@ describe('parseRole', () => {
     assert.equal(roleKey('Instructor'), roleKey('urn:lti:role:ims/lis/Instructor'));
     assert.notEqual(roleKey(`${M}Administrator`), roleKey(`${INST}Administrator`));
     assert.notEqual(roleKey(`${INST}Administrator`), roleKey(`${SYS}Administrator`));
+    assert.equal(roleKey('Instructor#TeachingAssistant'), roleKey(`${SUB}Instructor#TeachingAssistant`));
+    assert.notEqual(roleKey('Instructor#TeachingAssistant'), roleKey('Instructor'));
   });
 
   it('never throws', () => {

@@ -4,7 +4,7 @@ import * as lti from './0002_lti.js';
 import * as exams from './0003_exams.js';
 import * as institution from './0004_institution.js';
 import * as hosted from './0005_hosted.js';
-import * as examSettings from './0007_exam_settings.js';
+import * as examSettings from './0006_exam_settings.js';
 
 /**
  * One schema change. `up` runs inside the single transaction of `migrate()`, so: one statement per
@@ -24,5 +24,5 @@ export const migrations: readonly Migration[] = [
   { name: '0003_exams', up: exams.up },
   { name: '0004_institution', up: institution.up },
   { name: '0005_hosted', up: hosted.up },
-  { name: '0007_exam_settings', up: examSettings.up },
+  { name: '0006_exam_settings', up: examSettings.up },
 ];

@@ -52,7 +52,7 @@ const EXAM_HELP: Record<string, string> = {
   verify_desktop: 'Checks before the exam that screen recording works; needs "Record screen".',
   verify_id: 'Students show a photo ID before the exam; a check by a person needs "Record video" and "Verify webcam".',
   verify_signature: 'Students sign an exam agreement before they start.',
-  full_screen: 'Forces full screen and blocks other programs and sites; how long a student may be away before being removed. Needs "Close other tabs", "One screen only" and "No new tabs".',
+  full_screen: 'Forces full screen and blocks other programs and sites, removing a student who stays away longer than the time chosen; needs "Close other tabs", "One screen only" and "No new tabs".',
   tabs: 'Whether students may open new tabs or windows during the exam.',
   close_tabs: 'All other tabs and windows must be closed before the exam starts.',
   one_screen: 'Only one monitor may be connected, before and during the exam.',
