@@ -103,3 +103,54 @@ export function toLaunch(claims: LaunchClaims, clientId: string): LtiLaunch {
     placement: claims[CLAIM.canvasPlacement] ?? custom.placement,
   };
 }
+
+/**
+ * OpenID Connect standard claims about the person (https://openid.net/specs/openid-connect-core-1_0.html#StandardClaims)
+ * beyond the LTI user id. The tool never needs them, and none is stored.
+ */
+const PERSONAL_CLAIMS = [
+  'name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture',
+  'website', 'email', 'email_verified', 'gender', 'birthdate', 'zoneinfo', 'phone_number', 'phone_number_verified', 'address',
+] as const;
+
+const LIS_CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/lis';
+const EXT_CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/ext';
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A verified id_token's claims without what names the person: the OIDC profile claims, the LIS person
+ * sourcedid (the institution's id) and the LMS username Moodle and Canvas put in `ext`. This is what
+ * ltijs stores about a launch.
+ */
+export function withoutPersonalClaims(payload: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const kept: Record<string, unknown> = { ...payload };
+  for (const claim of PERSONAL_CLAIMS) delete kept[claim];
+  const lis = kept[LIS_CLAIM];
+  if (isObject(lis)) {
+    const { person_sourcedid: _sourcedid, ...rest } = lis;
+    kept[LIS_CLAIM] = rest;
+  }
+  const ext = kept[EXT_CLAIM];
+  if (isObject(ext)) {
+    const { user_username: _username, ...rest } = ext;
+    kept[EXT_CLAIM] = rest;
+  }
+  return kept;
+}
+
+/**
+ * What the tool keeps of a launch for its LTI session: no personal claims, except the person's name where
+ * the platform offers no Names and Roles service — the candidate launch then sends it as display_name
+ * (also on "Try again"), and it goes when the session's login state is purged.
+ */
+export function claimsToKeep(payload: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const kept = withoutPersonalClaims(payload);
+  const hasNamesAndRoles = isObject(payload[CLAIM.nrps]);
+  if (!hasNamesAndRoles) {
+    const parsed = launchClaimsSchema.pick({ name: true, given_name: true, family_name: true }).safeParse(payload);
+    const name = parsed.success ? parsed.data.name?.trim() || [parsed.data.given_name, parsed.data.family_name].filter(Boolean).join(' ').trim() : '';
+    if (name) kept.name = name;
+  }
+  return kept;
+}

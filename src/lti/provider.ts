@@ -6,7 +6,7 @@ import Auth from 'ltijs/dist/Utils/Auth.js';
 import LtijsRequest from 'ltijs/dist/Utils/Request.js';
 import type { Database } from '../db/types.js';
 import type { Logger } from '../logger.js';
-import { launchClaimsSchema, toLaunch, type LtiLaunch } from './claims.js';
+import { launchClaimsSchema, toLaunch, withoutPersonalClaims, type LtiLaunch } from './claims.js';
 import type { DeepLinkingResponse, LtiResourceLinkItem } from './deep-linking.js';
 import { createDeploymentStore, type DeploymentStore } from './deployments.js';
 import { LtiRefusal, refusalFromLtijsMessage, type LtiRefusalCode } from './errors.js';
@@ -26,6 +26,8 @@ export const LTI_ROUTES = {
 
 /** How long the LMS may take between our login redirect and its id_token POST. */
 const LOGIN_MAX_AGE_SECONDS = 600;
+/** How often login states past every session's age, and ltijs documents past their lifetime, are deleted. */
+const HOUSEKEEPING_INTERVAL_MS = 15 * 60 * 1000;
 
 export interface LtiAdapterOptions {
   db: Database;
@@ -64,6 +66,11 @@ export interface PlatformSummary {
 }
 
 export interface LtiAdapter {
+  /**
+   * Deletes what no session can use any more: login states (with the launch claims they keep) older than the
+   * session age, and ltijs documents past their lifetime. Runs every 15 minutes; returns the counts.
+   */
+  housekeeping(): Promise<{ loginStates: number; ltijsDocuments: number }>;
   /** Mounts ltijs (an express 4 app) under /lti of our app; app.use restores request prototypes after it. */
   mount(app: Application): void;
   /** Express routes that need a valid LTI session; mounted behind ltijs's session check under /lti. */
@@ -110,7 +117,8 @@ function patchLtijsOnce(): void {
     if (!activeValidator) throw new Error('LTI validator not initialised');
     try {
       const validated = await activeValidator(idToken, { state: context?.state, cookieIssuer: validationParameters.iss });
-      return { ...validated.payload, clientId: validated.clientId, platformId: validated.platformId };
+      // ltijs stores what this returns (its idtoken and contexttoken documents): nothing that names the person.
+      return { ...withoutPersonalClaims(validated.payload), clientId: validated.clientId, platformId: validated.platformId };
     } catch (error) {
       if (context && error instanceof LtiRefusal) context.refusal = error;
       throw error;
@@ -152,9 +160,10 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     next();
   };
 
+  const store = new LtijsStore(options.db);
   lti.setup(
     options.encryptionKey,
-    { plugin: new LtijsStore(options.db) },
+    { plugin: store },
     {
       appRoute: '/launch',
       loginRoute: '/login',
@@ -252,8 +261,18 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
   const sessionRouter = express.Router();
   lti.app.use(sessionRouter);
 
+  async function housekeeping() {
+    const loginStatesDeleted = await loginStates.purge(Math.max(options.sessionMaxAgeSeconds, LOGIN_MAX_AGE_SECONDS) + options.clockSkewSeconds);
+    const ltijsDocuments = await store.purgeExpired();
+    return { loginStates: loginStatesDeleted, ltijsDocuments };
+  }
+  const housekeepingTimer = setInterval(() => {
+    housekeeping().catch((error: unknown) => options.logger.warn({ err: error }, 'LTI housekeeping failed'));
+  }, HOUSEKEEPING_INTERVAL_MS);
+  housekeepingTimer.unref();
 
   return {
+    housekeeping,
     mount(app) {
       app.use('/lti', lti.app);
     },
@@ -332,6 +351,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     },
     async close() {
       // ltijs's close() also closes the store; the caller owns and closes the database.
+      clearInterval(housekeepingTimer);
       activeValidator = undefined;
     },
   };

@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { LtijsPlatformAuthConfig } from 'ltijs';
-import { CLAIM, launchClaimsSchema, type LaunchClaims } from './claims.js';
+import { CLAIM, claimsToKeep, launchClaimsSchema, type LaunchClaims } from './claims.js';
 import type { DeploymentStore } from './deployments.js';
 import { LtiRefusal } from './errors.js';
 import type { LoginStateStore } from './login-states.js';
@@ -136,7 +136,7 @@ export function createTokenValidator(deps: TokenValidatorDeps) {
   async function consumeNonce(state: string | undefined, payload: JWTPayload) {
     const nonce = payload.nonce;
     if (!state || typeof nonce !== 'string') throw new LtiRefusal('nonce_invalid', 'state or nonce missing');
-    const outcome = await deps.loginStates.consume(state, nonce, payload as Record<string, unknown>, deps.loginMaxAgeSeconds);
+    const outcome = await deps.loginStates.consume(state, nonce, claimsToKeep(payload), deps.loginMaxAgeSeconds);
     if (outcome !== 'ok') {
       const detail = {
         unknown: 'no login was started with this state',
