@@ -101,6 +101,14 @@ export function isStaff(decision: Pick<RoleDecision, 'kind'>): boolean {
   return decision.kind === 'instructor' || decision.kind === 'proctor';
 }
 
+/**
+ * An LMS test user: Canvas's Student View user carries the TestUser role, and the `canvas_user_is_test`
+ * custom field the tool's Canvas configuration asks for (`$Canvas.user.isFakeStudent`) says so too.
+ */
+export function isTestLaunch(launch: Pick<LtiLaunch, 'custom'>, decision: Pick<RoleDecision, 'isTestUser'>): boolean {
+  return decision.isTestUser || launch.custom.canvas_user_is_test === 'true';
+}
+
 export function notConfiguredError(): AppError {
   return new AppError(
     409,
@@ -183,7 +191,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
       throw new AppError(409, 'exam_closed', 'This exam is closed', 'This proctored exam is not open for students at the moment. Contact your instructor if you expected it to be open.');
     }
     const { launch, decision } = session;
-    const attempt = await deps.attempts.startOrResume({ examId: exam.id, userId: session.userId, isTest: decision.isTestUser, returnUrl: launch.returnUrl });
+    const attempt = await deps.attempts.startOrResume({ examId: exam.id, userId: session.userId, isTest: isTestLaunch(launch, decision), returnUrl: launch.returnUrl });
     const ids = idsFor(session, exam);
     const key = platformKey(launch.issuer, launch.clientId);
     const request = candidateRequest({

@@ -14,6 +14,7 @@ import {
   reviewerRequest,
   type ExamConfig,
 } from '../../src/launches/fields.js';
+import { isTestLaunch } from '../../src/launches/service.js';
 import { settingsSummary } from '../../src/launches/summary.js';
 import { EXAM_SETTINGS_OFF, validateCandidateLaunch, validateLaunchpad, validateLiveLaunch, validateReviewerLaunch } from '../../src/proctoring/contract.js';
 
@@ -220,4 +221,18 @@ describe('settingsSummary', () => {
     assert.ok([...byLabel.values()].includes('Scientific'), JSON.stringify(rows));
     assert.equal(rows.some((r) => r.value === 'Off'), false);
   });
+});
+
+describe('test users', () => {
+  const cases: { name: string; custom: Record<string, string>; isTestUser: boolean; expected: boolean }[] = [
+    { name: 'TestUser role', custom: {}, isTestUser: true, expected: true },
+    { name: "Canvas's $Canvas.user.isFakeStudent custom field", custom: { canvas_user_is_test: 'true' }, isTestUser: false, expected: true },
+    { name: 'the field false', custom: { canvas_user_is_test: 'false' }, isTestUser: false, expected: false },
+    { name: 'an unsubstituted variable (another LMS)', custom: { canvas_user_is_test: '$Canvas.user.isFakeStudent' }, isTestUser: false, expected: false },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      assert.equal(isTestLaunch({ custom: c.custom }, { isTestUser: c.isTestUser }), c.expected);
+    });
+  }
 });
