@@ -1,16 +1,11 @@
 // What launches write to the log: an upstream failure is logged with its incident id and cause, and the
 // candidate's name (display_name, sent only without Names and Roles) never reaches a log line.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { JWTPayload } from 'jose';
 import { pino } from 'pino';
-import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { TEST_ENCRYPTION_KEY, type TestApp } from '../helpers/app.js';
-import { migratedTestDatabase } from '../helpers/db.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import { CLAIMS, emulator, launchAs, oneCall, pressHubButton } from './helpers.js';
 
 /** The test app of test/helpers/app.ts, with every log line (level trace) kept in `lines`. */
@@ -22,27 +17,7 @@ async function startLoggedApp(): Promise<{ app: TestApp; lines: string[] }> {
       done();
     },
   });
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ NODE_ENV: 'test', PORT: String(port), PUBLIC_URL: baseUrl, LOG_LEVEL: 'trace', PROCTORING_TIMEOUT_MS: '800' });
-  const db = await migratedTestDatabase();
-  const tool = await createApp({ config, db, logger: pino({ level: 'trace', base: undefined }, sink), encryptionKey: TEST_ENCRYPTION_KEY });
-  server.on('request', tool.app);
-  const app: TestApp = {
-    baseUrl,
-    config,
-    db,
-    tool,
-    server,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await tool.close();
-      await db.close();
-    },
-  };
+  const app = await startTestApp({ LOG_LEVEL: 'trace', PROCTORING_TIMEOUT_MS: '800' }, { logger: pino({ level: 'trace', base: undefined }, sink) });
   return { app, lines };
 }
 
