@@ -1,26 +1,28 @@
 // Class-start burst benchmark: N students of the demo class each run a full candidate launch at the same
-// moment (OIDC login initiation → the demo LMS's /auth → id_token form post → GET with the ltik → 302 to
-// the Launch API emulator), then one student launches the exam M times at once from one browser (double
+// moment (OIDC login initiation → the demo LMS's /auth → id_token form post, answered with a 302 to the
+// Launch API emulator), then one student launches the exam M times at once from one browser (double
 // clicks, several tabs: one cookie jar). The real app runs in sandbox mode on a real port of this process,
 // on embedded PGlite in a temporary DATA_DIR, or on PostgreSQL in a throwaway schema when DATABASE_URL is
 // set. The demo LMS and the emulator run in the same process: their work (signing id_tokens, answering the
 // Launch API) is counted against the tool's CPU, so the figures are conservative.
-// Usage: npm run bench:launch [-- --students 200 --same-user 50 --backlog 4096]
+// Usage: npm run bench:launch [-- --students 200 --same-user 50 --backlog 4096 --upstream-delay-ms 0]
+// The class-start burst: npm run bench:launch -- --students 1000 --upstream-delay-ms 50 (with and without DATABASE_URL).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, fetch, type Response } from 'undici';
+import { Agent } from 'undici';
 import { createApp, LISTEN_BACKLOG } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/index.js';
 import { migrate } from '../src/db/migrate.js';
 import { createLogger } from '../src/logger.js';
-import { parseAutoSubmitForm, type DemoLms, type LoginInitiation } from '../src/sandbox/demo-lms/index.js';
+import type { DemoLms, LoginInitiation } from '../src/sandbox/demo-lms/index.js';
 import type { ReceivedRequest } from '../src/sandbox/emulator/index.js';
+import { browserLaunch, CookieJar, type LaunchFailure, median, mib, ms, percentile } from './flow.js';
 
 const { values } = parseArgs({
   options: {
@@ -28,149 +30,28 @@ const { values } = parseArgs({
     'same-user': { type: 'string', default: '50' },
     // Node's default, as src/main.ts listens: a burst of more new connections than this overflows the accept queue.
     backlog: { type: 'string', default: String(LISTEN_BACKLOG) },
+    // Each Launch API call answered this much later, as a real service across a network would.
+    'upstream-delay-ms': { type: 'string', default: '0' },
   },
 });
 const STUDENTS = Number(values.students);
 const SAME_USER = Number(values['same-user']);
 const BACKLOG = Number(values.backlog);
+const UPSTREAM_DELAY_MS = Number(values['upstream-delay-ms']);
+if (!Number.isInteger(UPSTREAM_DELAY_MS) || UPSTREAM_DELAY_MS < 0) throw new Error('--upstream-delay-ms must be a non-negative integer');
 for (const [name, value] of [['--students', STUDENTS], ['--same-user', SAME_USER], ['--backlog', BACKLOG]] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
 }
 
 const CANDIDATE_ENDPOINT = '/v2/candidate/launch';
 
-const sorted = (samples: readonly number[]) => [...samples].sort((a, b) => a - b);
-const median = (samples: readonly number[]) => {
-  const s = sorted(samples);
-  const mid = Math.floor(s.length / 2);
-  return s.length === 0 ? NaN : s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-const p95 = (samples: readonly number[]) => {
-  const s = sorted(samples);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)]!;
-};
-const ms = (value: number) => `${value.toFixed(0)} ms`;
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
-
-/** A browser's cookies for one host: name → value, honouring expiry and Secure as a browser over http would. */
-class CookieJar {
-  readonly #cookies = new Map<string, { value: string; expiresAt: number }>();
-
-  constructor(private readonly secureContext: boolean) {}
-
-  store(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = '', ...attributes] = line.split(';');
-      const eq = pair.indexOf('=');
-      if (eq <= 0) continue;
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      let expiresAt = Infinity;
-      let secure = false;
-      for (const attribute of attributes) {
-        const [key = '', ...rest] = attribute.split('=');
-        const attributeValue = rest.join('=').trim();
-        switch (key.trim().toLowerCase()) {
-          case 'max-age':
-            expiresAt = Date.now() + Number(attributeValue) * 1000;
-            break;
-          case 'expires':
-            if (expiresAt === Infinity) expiresAt = Date.parse(attributeValue);
-            break;
-          case 'secure':
-            secure = true;
-            break;
-        }
-      }
-      if (secure && !this.secureContext) continue;
-      if (!(expiresAt > Date.now())) this.#cookies.delete(name);
-      else this.#cookies.set(name, { value, expiresAt });
-    }
-  }
-
-  header(): string | undefined {
-    const now = Date.now();
-    const pairs: string[] = [];
-    for (const [name, cookie] of this.#cookies) {
-      if (cookie.expiresAt <= now) this.#cookies.delete(name);
-      else pairs.push(`${name}=${cookie.value}`);
-    }
-    return pairs.length > 0 ? pairs.join('; ') : undefined;
-  }
-}
-
-class LaunchFailure extends Error {
-  constructor(
-    readonly step: string,
-    readonly status: number,
-    detail: string,
-  ) {
-    super(`${step}: HTTP ${status}: ${detail}`);
-  }
-}
+const p95 = (samples: readonly number[]) => percentile(samples, 95);
+const p99 = (samples: readonly number[]) => percentile(samples, 99);
 
 interface LaunchResult {
   ok: boolean;
   ms: number;
   error?: LaunchFailure | Error;
-}
-
-/** What a page says, for failure reports: its title or first heading and text, without markup. */
-const gist = (html: string) =>
-  html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 300);
-
-/**
- * One candidate launch as a browser does it, from the LMS's login initiation form to the tool's 302 to the
- * proctoring session; redirects are followed by hand so each step's status is checked.
- */
-async function launchOnce(login: LoginInitiation, jar: CookieJar, dispatcher: Agent, sessionPrefix: string): Promise<void> {
-  const send = async (step: string, url: string, init: { method: 'GET' | 'POST'; form?: Record<string, string> }) => {
-    const headers: Record<string, string> = {};
-    const cookie = jar.header();
-    if (cookie) headers.cookie = cookie;
-    let body: string | undefined;
-    if (init.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(init.form).toString();
-    }
-    let response: Response;
-    try {
-      response = await fetch(url, { method: init.method, headers, body, redirect: 'manual', dispatcher });
-    } catch (error) {
-      throw new LaunchFailure(step, 0, (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message);
-    }
-    jar.store(response);
-    const text = await response.text();
-    return { response, text };
-  };
-  const expect = (step: string, got: { response: Response; text: string }, status: number) => {
-    if (got.response.status !== status) throw new LaunchFailure(step, got.response.status, gist(got.text));
-  };
-  const location = (step: string, got: { response: Response; text: string }, base: string) => {
-    const value = got.response.headers.get('location');
-    if (!value) throw new LaunchFailure(step, got.response.status, 'no Location header');
-    return new URL(value, base).href;
-  };
-
-  const toLogin = await send('login initiation', login.url, { method: 'POST', form: login.params });
-  expect('login initiation', toLogin, 302);
-  const authUrl = location('login initiation', toLogin, login.url);
-  const auth = await send('LMS authorization', authUrl, { method: 'GET' });
-  expect('LMS authorization', auth, 200);
-  const form = parseAutoSubmitForm(auth.text);
-  if (!form?.fields.id_token || !form.fields.state) throw new LaunchFailure('LMS authorization', 200, 'no id_token form');
-  const posted = await send('id_token post', form.action, { method: 'POST', form: { id_token: form.fields.id_token, state: form.fields.state } });
-  expect('id_token post', posted, 302);
-  const sessionUrl = location('id_token post', posted, form.action);
-  const final = await send('launch with ltik', sessionUrl, { method: 'GET' });
-  expect('launch with ltik', final, 302);
-  const target = location('launch with ltik', final, sessionUrl);
-  if (!target.startsWith(sessionPrefix)) throw new LaunchFailure('launch with ltik', 302, `redirected elsewhere: ${target.slice(0, 200)}`);
 }
 
 interface Round {
@@ -195,7 +76,8 @@ async function burst(label: string, logins: LoginInitiation[], jarOf: (index: nu
     logins.map(async (login, index): Promise<LaunchResult> => {
       const t0 = performance.now();
       try {
-        await launchOnce(login, jarOf(index), dispatcher, sessionPrefix);
+        // The tool answers the id_token POST itself with the proctoring URL: no redirect of its own.
+        await browserLaunch(login, jarOf(index), dispatcher, sessionPrefix, 0);
         return { ok: true, ms: performance.now() - t0 };
       } catch (error) {
         return { ok: false, ms: performance.now() - t0, error: error as Error };
@@ -219,7 +101,7 @@ function report(round: Round): boolean {
   const attempts = new Set(bodies.map((body) => String(body.attempt_id)));
   console.log(`  ${round.label}`);
   console.log(`    succeeded        ${ok.length} / ${round.results.length}`);
-  console.log(`    launch time      median ${ms(median(times))}, p95 ${ms(p95(times))}, max ${ms(Math.max(...times, 0))}`);
+  console.log(`    launch time      median ${ms(median(times))}, p95 ${ms(p95(times))}, p99 ${ms(p99(times))}, max ${ms(Math.max(...times, 0))}`);
   console.log(`    wall time        ${ms(round.wallMs)} (${(ok.length / (round.wallMs / 1000)).toFixed(1)} launches/s)`);
   console.log(`    peak RSS         ${mib(round.peakRss)} (+${mib(round.peakRss - round.startRss)} over its start)`);
   console.log(
@@ -255,7 +137,7 @@ async function main(): Promise<void> {
     PUBLIC_URL: baseUrl,
     LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,
-    ...(databaseUrl && schema ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {}),
+    ...(databaseUrl && schema ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema, SANDBOX: '1' } : {}),
   });
   const db = await openDatabase(config.database);
   const dispatcher = new Agent({ connections: null, keepAliveTimeout: 10_000 });
@@ -263,7 +145,11 @@ async function main(): Promise<void> {
   try {
     await migrate(db);
     const tool = await createApp({ config, db, logger: createLogger('silent'), encryptionKey: 'bench-encryption-key-0123456789-abcdefghijklmnop' });
-    server.on('request', tool.app);
+    // The emulator's Launch API (under /sandbox/proctoring/v2/) answers UPSTREAM_DELAY_MS later; nothing else waits.
+    server.on('request', (req, res) => {
+      if (UPSTREAM_DELAY_MS > 0 && req.url?.startsWith('/sandbox/proctoring/v2/')) setTimeout(() => void tool.app(req, res), UPSTREAM_DELAY_MS);
+      else void tool.app(req, res);
+    });
     try {
       const sandbox = tool.sandbox;
       if (!sandbox) throw new Error('the bench needs sandbox mode (no proctoring credentials)');
@@ -281,7 +167,7 @@ async function main(): Promise<void> {
       const initiate = (member: string) => demo.initiateLogin({ member, presentation: 'window' });
 
       console.log(
-        `Launch burst benchmark: ${STUDENTS} students at once, then ${SAME_USER} launches at once by one student; Node ${process.version}, database ${db.kind}${schema ? ` (schema ${schema})` : ''}`,
+        `Launch burst benchmark: ${STUDENTS} students at once, then ${SAME_USER} launches at once by one student; Launch API delay ${UPSTREAM_DELAY_MS} ms; Node ${process.version}, database ${db.kind}${schema ? ` (schema ${schema})` : ''}; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
       );
       // One launch first, as before any class: the tool has fetched the LMS's key set and warmed its code paths.
       const warm = await burst('warm-up', [await initiate(demo.users.find((user) => user.key === 'student')!.id)], () => new CookieJar(false), dispatcher, sessionPrefix, received);

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import express, { type Application } from 'express';
-import helmet from 'helmet';
+import express, { type Application, type ErrorRequestHandler, type Request, type Response } from 'express';
+import { createAdminConsole } from './admin/index.js';
 import { installationSecret } from './db/app-secrets.js';
 import type { Database } from './db/types.js';
 import { toolUrl, type Config } from './config.js';
@@ -9,27 +9,46 @@ import { createExamStore } from './exams/store.js';
 import { resolveExamForLaunch } from './exams/course-copy.js';
 import { createSettingsChangeLog } from './exams/settings/changes.js';
 import { createDeepLinkingHandler } from './exams/settings/deep-linking.js';
+import { createLmsPresetCatalog } from './exams/settings/presets/lms.js';
 import { createExamSettingsRoutes } from './exams/settings/routes.js';
 import { createExamSettingsService } from './exams/settings/service.js';
-import { createCsrf } from './http/csrf.js';
+import { createCsrf, type Csrf } from './http/csrf.js';
 import { errorHandler, notFound, renderRefusal } from './http/error-handler.js';
-import { createHostedEndpoints } from './hosted/index.js';
-import { createHostedLinks } from './hosted/links.js';
+import { createHealthRoutes } from './http/health-routes.js';
+import { createRateLimits } from './http/rate-limits.js';
+import { metricsRoute } from './http/metrics-route.js';
+import { requestIds } from './http/request-id.js';
+import { securityHeaders } from './http/security-headers.js';
+import { initI18n } from './i18n/index.js';
+import { i18nMiddleware, launchLocale, translatorOf, useLocale } from './i18n/middleware.js';
+import { createHostedEndpoints, type HostedEndpoints } from './hosted/index.js';
+import { createHostedLinks, type HostedLinks } from './hosted/links.js';
 import { createRolePolicy } from './institution/role-policy.js';
 import { createInstitutionSettingsStore } from './institution/settings.js';
 import { createLaunchLog } from './launches/log.js';
 import { createReturnRoutes } from './launches/return-routes.js';
 import { createLaunchHandler, createLaunchRoutes } from './launches/routes.js';
-import { createLaunchService, type LaunchService } from './launches/service.js';
+import { createLaunchService } from './launches/service.js';
+import { createConfiguredLtiAdapter } from './lti/configured-adapter.js';
 import type { ToolDescription } from './lti/dynamic-registration.js';
-import { createLtiAdapter, LTI_ROUTES, type LtiAdapter } from './lti/provider.js';
+import { LTI_ROUTES, type LtiAdapter, type LtiHandlers } from './lti/provider.js';
+import { createPlatformActivity, type PlatformActivity } from './lti/platform-activity.js';
+import { createRefusedRegistrations } from './lti/refused-registrations.js';
 import { createRegistrationLinks } from './lti/registration-links.js';
 import { createLtiRoutes } from './lti/routes.js';
 import type { Logger } from './logger.js';
-import { createProctoringClient } from './proctoring/client.js';
-import { createSandbox, type Sandbox } from './sandbox/index.js';
+import { deriveExamTag, deriveSectionId } from './lti/identifiers.js';
+import { createAccountClients, type AccountClients } from './proctoring/account-clients.js';
+import { createAccountStore, type ProctoringAccountStore } from './proctoring/accounts.js';
+import { createSecretBox, type SecretBox } from './secrets/secret-box.js';
+import type { Sandbox } from './sandbox/index.js';
+import { DEFAULT_ACCOUNT_REF, proctoringAccounts } from './webhooks/accounts.js';
+import { createExamResults } from './webhooks/exam-results.js';
+import { createWebhooks, type Webhooks } from './webhooks/index.js';
 
-export const USER_AGENT = 'proctor-lti/0.1 (+https://github.com/proctor-lti/proctor-lti)';
+import { USER_AGENT } from './user-agent.js';
+
+export { USER_AGENT };
 /**
  * Listen backlog: a class-start burst opens hundreds of connections at once, and Node's default (511)
  * overflowed at 1,000 simultaneous launches (connection resets). The kernel caps it at net.core.somaxconn.
@@ -41,13 +60,25 @@ export interface AppDeps {
   config: Config;
   db: Database;
   logger: Logger;
+  /** The newest key of ENCRYPTION_KEY. */
   encryptionKey: string;
+  /** ENCRYPTION_KEY's older keys during a rotation: what they encrypted still decrypts. */
+  olderEncryptionKeys?: readonly string[];
+  /** The clock exam availability is decided by (tests set it; default: the system clock). */
+  now?: () => Date;
 }
 
 export interface App {
   app: Application;
   lti: LtiAdapter;
   sandbox?: Sandbox;
+  /** Proctoring accounts of platforms that do not use the environment's, and their clients. */
+  accounts: ProctoringAccountStore;
+  accountClients: AccountClients;
+  secretBox: SecretBox;
+  webhooks: Webhooks;
+  /** Work that needs the server listening: in sandbox mode, subscribing the tool's receiver at the emulator. */
+  afterListen(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,156 +93,232 @@ export function toolDescription(config: Config): ToolDescription {
   };
 }
 
-export async function createApp({ config, db, logger, encryptionKey }: AppDeps): Promise<App> {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxyHops);
-  app.set('views', `${ROOT}views`);
-  app.set('view engine', 'ejs');
-
+/**
+ * The composition root: every store and service is built once, here, and handed to what uses it; the
+ * sandbox (demo LMS and Launch API emulator) is loaded only in sandbox mode.
+ */
+export async function createApp(deps: AppDeps): Promise<App> {
+  const { config, db, logger } = deps;
+  // Every language's messages, read once: a broken catalog stops the start-up rather than a page.
+  initI18n();
+  const encryptionKeys = [deps.encryptionKey, ...(deps.olderEncryptionKeys ?? [])];
   const baseUrl = toolUrl(config, '');
   const secret = await installationSecret(db, 'pseudonyms');
+  const handleError = errorHandler(logger);
+  const lti = await createConfiguredLtiAdapter({ config, db, logger, encryptionKeys, fail: (error, req, res) => handleError(error, req, res, () => undefined) });
   const exams = createExamStore(db);
-  const attempts = createAttemptStore(db);
-  const refuse = renderRefusal(logger);
   const institutions = createInstitutionSettingsStore(db);
-  const rolePolicy = createRolePolicy(institutions);
+  const sandbox = config.sandbox ? await (await import('./sandbox/index.js')).createSandbox({ baseUrl, lti, exams, institutions, logger }) : undefined;
+  const proctoring = await createProctoring({ config, db, logger, baseUrl, secret, secretBox: createSecretBox(encryptionKeys), sandbox });
+  const csrf = createCsrf({ secret: deps.encryptionKey, secure: config.publicUrl.protocol === 'https:', sessionIdOf: (req) => lti.sessionIdOf(req) });
   const hostedLinks = createHostedLinks({ baseUrl, secret: await installationSecret(db, 'hosted-links') });
+  const hosted = createHostedEndpoints({ db, config, lti, exams, institutions, links: hostedLinks, pseudonymSecret: secret, logger });
+  const features = { exams, institutions, hosted, hostedLinks, csrf, lmsPresets: createLmsPresetCatalog(sandbox?.lmsPresets) };
+  const handleLaunch = mountSessionRoutes({ config, db, logger, lti, secret, proctoring, now: deps.now, ...features });
 
-  // The launch service needs the proctoring client, which needs the sandbox, which needs the LTI adapter.
-  const launches: { service?: LaunchService; handle?: ReturnType<typeof createLaunchHandler> } = {};
-  const lti = await createLtiAdapter({
-    db,
-    encryptionKey,
-    publicUrl: config.publicUrl,
-    sessionMaxAgeSeconds: config.lti.sessionMaxAgeSeconds,
-    clockSkewSeconds: config.lti.clockSkewSeconds,
-    userAgent: USER_AGENT,
-    logger,
-    refuse,
-    onLaunch: async (launch, req, res) => {
-      if (!launches.handle) throw new Error('launch service not ready');
-      if (launch.messageType === 'LtiDeepLinkingRequest') {
-        await deepLinking.handle(launch, req, res);
-        return;
-      }
-      await hosted.contexts.remember(launch).catch((error: unknown) => logger.warn({ err: error }, 'could not record the course of this launch for its roster'));
-      await launches.handle(launch, req, res);
-    },
-  });
+  // Launches refused for an unknown client id or deployment of a registered issuer, and each platform's
+  // last launch and roles seen: for the admin console.
+  const refusedRegistrations = createRefusedRegistrations(db, async (issuer) => (await lti.platforms.list()).some((p) => p.issuer === issuer));
+  const platformActivity = createPlatformActivity(db);
+  const refuse = renderRefusal(logger, { onRefusedRegistration: (registration, code, incidentId) => refusedRegistrations.record(registration, code, incidentId) });
+  lti.handle({ refuse, launch: dispatchLaunches({ platformActivity, hosted, handleLaunch, logger }) });
 
-  // Sandbox pages (demo LMS, emulator) are mounted before the tool's security headers: they stand in
-  // for other sites and use their own inline scripts.
-  const csrf = createCsrf({ secret: encryptionKey, secure: config.publicUrl.protocol === 'https:', sessionIdOf: (req) => lti.sessionIdOf(req) });
-
-  let sandbox: Sandbox | undefined;
-  if (config.sandbox) {
-    sandbox = await createSandbox({ baseUrl, lti, exams, logger });
-    app.use('/sandbox', sandbox.router);
-  }
-
-  const proctoringTarget = sandbox
-    ? { baseUrl: sandbox.proctoringBaseUrl, credentials: sandbox.credentials }
-    : { baseUrl: config.proctoring.baseUrl, credentials: config.proctoring.credentials };
-  if (!proctoringTarget.baseUrl || !proctoringTarget.credentials) {
-    throw new Error('proctoring service settings missing (PROCTORING_BASE_URL and credentials)');
-  }
-  const proctoring = createProctoringClient({
-    baseUrl: proctoringTarget.baseUrl,
-    credentials: proctoringTarget.credentials,
-    timeoutMs: config.proctoring.timeoutMs,
-    userAgent: USER_AGENT,
-  });
-  launches.service = createLaunchService({
-    exams,
-    attempts,
-    log: createLaunchLog(db),
-    proctoring,
-    institutions,
-    hostedLinks,
-    // `hosted` is built below; this runs at launch time only.
-    hasLogo: async (key) => (await hosted.logos.findByKey(key)) !== undefined,
-    // Exam settings: a deep-linked link takes its exam over; a copied course gets a copy of the settings.
-    resolveExam: (key, title, customExamId) => resolveExamForLaunch(exams, key, title, customExamId, { changes: createSettingsChangeLog(db) }),
-    pseudonymSecret: secret,
-    baseUrl,
-    logger,
-  });
-  const launchRouteDeps = { service: launches.service, lti, csrf };
-  launches.handle = createLaunchHandler(launchRouteDeps);
-  lti.sessionRouter.use(createLaunchRoutes(launchRouteDeps));
-
-  // Exam settings and deep linking (issue 6): the settings view and its JSON API, the content picker.
-  const sandboxMode = Boolean(sandbox);
-  const deepLinking = createDeepLinkingHandler({ lti, db, decide: rolePolicy, csrf, pseudonymSecret: secret, sandbox: sandboxMode, launchUrl: toolUrl(config, LTI_ROUTES.launch) });
-  lti.sessionRouter.use(createExamSettingsRoutes({ lti, decide: rolePolicy, service: createExamSettingsService({ db }), csrf, pseudonymSecret: secret, sandbox: sandboxMode, logger }));
-  lti.sessionRouter.use(deepLinking.router);
-  // End of exam settings and deep linking.
-
-  app.use(
-    helmet({
-      // LMSs frame the tool: allow any ancestor; everything else stays locked to our own origin.
-      frameguard: false,
-      crossOriginResourcePolicy: { policy: 'cross-origin' },
-      contentSecurityPolicy: {
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:', 'https:'],
-          formAction: ["'self'", 'https:', ...(config.publicUrl.protocol === 'http:' ? ['http:'] : [])],
-          frameAncestors: ['*'],
-          upgradeInsecureRequests: config.publicUrl.protocol === 'https:' ? [] : null,
-        },
-      },
-      referrerPolicy: { policy: 'no-referrer' },
-    }),
-  );
+  const app = express();
+  configureExpress(app, config);
+  // Sandbox pages (demo LMS, emulator) and the webhook receiver come before the tool's security headers:
+  // the sandbox's pages stand in for other sites and use their own inline scripts.
+  if (sandbox) app.use('/sandbox', sandbox.router);
+  app.use(proctoring.webhooks.router);
+  // The tool's pages in the user's language (the sandbox's stay English, above).
+  app.use(i18nMiddleware());
+  app.use(securityHeaders(config));
   app.use('/static', express.static(`${ROOT}public`, { maxAge: '1h', index: false }));
-
+  // Browsers ask for /favicon.ico whatever the page names; answer with the same icon.
+  app.get('/favicon.ico', (_req, res) => {
+    res.type('image/svg+xml').sendFile(`${ROOT}public/favicon.svg`, { maxAge: '1d' });
+  });
+  mountRateLimits(app, config);
   // Hosted endpoints: roster, exam roster, logo and extension allowlist, fetched cross-origin (CORS, no
   // cookies) by the proctoring service's pages. Helmet's Cross-Origin-Resource-Policy is cross-origin.
-  const hosted = createHostedEndpoints({ db, config, lti, exams, institutions, links: hostedLinks, pseudonymSecret: secret, logger });
   app.use(hosted.router);
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+  app.get('/metrics', metricsRoute(config.metricsToken));
+  // The admin console (its own headers: never framed, SameSite=Strict cookies).
+  app.use('/admin', createAdminConsole({ config, db, lti, logger, secret: deps.encryptionKey, refusedRegistrations, platformActivity, institutions, contexts: hosted.contexts, accounts: proctoring.accounts, accountClients: proctoring.accountClients, webhooks: proctoring.webhooks.subscriptions }).router);
+  app.use(createHealthRoutes(db));
+  app.get('/', (req, res) => {
+    res.render('home', { title: translatorOf(req, res).t('common:home.title'), sandbox: Boolean(sandbox), canvasConfigUrl: toolUrl(config, LTI_ROUTES.canvasConfig) });
   });
-  app.get('/readyz', async (_req, res) => {
-    try {
-      await db.ping();
-      res.json({ status: 'ready', database: db.kind });
-    } catch {
-      res.status(503).json({ status: 'unavailable', database: db.kind });
-    }
-  });
-  app.get('/', (_req, res) => {
-    res.render('home', { title: 'Proctored exams', sandbox: Boolean(sandbox), canvasConfigUrl: toolUrl(config, LTI_ROUTES.canvasConfig) });
-  });
-
-  app.use(
-    createLtiRoutes({
-      adapter: lti,
-      registrationLinks: createRegistrationLinks(db),
-      tool: toolDescription(config),
-      userAgent: USER_AGENT,
-      logger,
-      refuse,
-    }),
-  );
+  app.use(createLtiRoutes({ adapter: lti, registrationLinks: createRegistrationLinks(db), tool: toolDescription(config), userAgent: USER_AGENT, allowLoopbackRegistration: config.env !== 'production', logger, refuse }));
   lti.mount(app);
-  app.use(createReturnRoutes({ attempts, exams, secret }));
-
+  app.use(createReturnRoutes({ attempts: proctoring.attempts, exams, secret }));
   app.use(notFound);
-  app.use(errorHandler(logger));
+  app.use(handleError satisfies ErrorRequestHandler);
 
   return {
     app,
     lti,
     sandbox,
+    accounts: proctoring.accounts,
+    accountClients: proctoring.accountClients,
+    secretBox: proctoring.secretBox,
+    webhooks: proctoring.webhooks,
+    afterListen: () => (sandbox ? subscribeAtEmulator(proctoring.webhooks, logger) : Promise.resolve()),
     async close() {
-      await proctoring.close();
+      await proctoring.accountClients.close();
       await lti.close();
     },
   };
+}
+
+function configureExpress(app: Application, config: Config): void {
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxyHops);
+  app.set('views', `${ROOT}views`);
+  app.set('view engine', 'ejs');
+  app.use(requestIds({ trustForwardedId: config.trustProxyHops > 0 }));
+}
+
+/** Per-client limits on what anyone may call without a session (src/http/rate-limits.ts). */
+function mountRateLimits(app: Application, config: Config): void {
+  const limits = createRateLimits(config);
+  app.use(LTI_ROUTES.login, limits.login);
+  app.use(LTI_ROUTES.launch, limits.launch);
+  app.use(LTI_ROUTES.register, limits.register);
+  app.use('/hosted', limits.hosted);
+}
+
+interface ProctoringDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  baseUrl: string;
+  secret: string;
+  secretBox: SecretBox;
+  sandbox: Sandbox | undefined;
+}
+
+/** The proctoring service: its accounts and their clients, the attempts launched, and the webhooks it sends. */
+async function createProctoring({ config, db, logger, baseUrl, secret, secretBox, sandbox }: ProctoringDeps) {
+  const target = sandbox
+    ? { baseUrl: sandbox.proctoringBaseUrl, region: sandbox.region, credentials: sandbox.credentials }
+    : { baseUrl: config.proctoring.baseUrl, region: config.proctoring.region, credentials: config.proctoring.credentials };
+  if (!target.baseUrl || !target.credentials) {
+    throw new Error('proctoring service settings missing (PROCTORING_BASE_URL and credentials)');
+  }
+  const accounts = createAccountStore(db, secretBox);
+  const accountClients = createAccountClients({
+    accounts,
+    defaultTarget: { baseUrl: target.baseUrl, region: target.region, credentials: target.credentials },
+    timeoutMs: config.proctoring.timeoutMs,
+    userAgent: USER_AGENT,
+  });
+  // Webhooks: subscriptions of the tool's receiver and the suspicion results it stores.
+  const webhooks = createWebhooks({
+    db,
+    accounts: proctoringAccounts({
+      store: accounts,
+      clients: accountClients,
+      defaultAccount: { label: sandbox ? 'Sandbox account (emulator)' : 'Default account (PROCTORING_* settings)', credentials: target.credentials },
+    }),
+    baseUrl,
+    examTagOf: (issuer, deploymentId, resourceLinkId) => deriveExamTag(secret, issuer, deploymentId, resourceLinkId),
+    logger,
+  });
+  const defaultClient = await accountClients.forAccount('default');
+  return { accounts, accountClients, defaultClient, secretBox, webhooks, attempts: createAttemptStore(db) };
+}
+
+type Proctoring = Awaited<ReturnType<typeof createProctoring>>;
+
+interface SessionRoutesDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  lti: LtiAdapter;
+  secret: string;
+  proctoring: Proctoring;
+  exams: ReturnType<typeof createExamStore>;
+  institutions: ReturnType<typeof createInstitutionSettingsStore>;
+  hosted: HostedEndpoints;
+  hostedLinks: HostedLinks;
+  csrf: Csrf;
+  lmsPresets: ReturnType<typeof createLmsPresetCatalog>;
+  now?: () => Date;
+}
+
+/**
+ * The pages and APIs behind an LTI session (launch hub, exam settings, deep linking), mounted on the
+ * adapter's session router; returns what answers a launch.
+ */
+function mountSessionRoutes(deps: SessionRoutesDeps) {
+  const { config, db, logger, lti, secret, proctoring, exams, hosted, csrf, lmsPresets } = deps;
+  const changes = createSettingsChangeLog(db);
+  const rolePolicy = createRolePolicy(deps.institutions);
+  const examResults = createExamResults({
+    attempts: proctoring.attempts,
+    store: proctoring.webhooks.store,
+    roster: hosted.roster,
+    sectionIdOf: (exam) => deriveSectionId(secret, exam.issuer, exam.deploymentId, exam.contextId),
+    logger,
+  });
+  const service = createLaunchService({
+    exams,
+    attempts: proctoring.attempts,
+    log: createLaunchLog(db),
+    proctoring: proctoring.defaultClient,
+    proctoringFor: (platform) => proctoring.accountClients.forPlatform(platform),
+    proctoringAccountFor: async (platform) => {
+      const { accountId } = await proctoring.accounts.accountOf(platform);
+      return { accountRef: accountId, client: await proctoring.accountClients.forAccount(accountId) };
+    },
+    institutions: deps.institutions,
+    hostedLinks: deps.hostedLinks,
+    hasLogo: async (key) => (await hosted.logos.findByKey(key)) !== undefined,
+    // Results of the webhook deliveries, with names from the same cached roster as the hosted endpoint.
+    examResults,
+    // Exam settings: a deep-linked link takes its exam over; a copied course gets a copy of the settings.
+    resolveExam: (key, title, customExamId) => resolveExamForLaunch(exams, key, title, customExamId, { changes }),
+    pseudonymSecret: secret,
+    baseUrl: toolUrl(config, ''),
+    now: deps.now,
+    logger,
+  });
+  const launchRouteDeps = { service, lti, csrf };
+  const deepLinking = createDeepLinkingHandler({ lti, db, decide: rolePolicy, csrf, pseudonymSecret: secret, lmsPresets, launchUrl: toolUrl(config, LTI_ROUTES.launch) });
+  // Every page of a session speaks the language the LMS launched it in.
+  lti.sessionRouter.use(launchLocale(async (res) => (typeof res.locals.ltik === 'string' ? (await lti.launchOf(res)).locale : undefined)));
+  lti.sessionRouter.use(createLaunchRoutes(launchRouteDeps));
+  lti.sessionRouter.use(createExamSettingsRoutes({ lti, decide: rolePolicy, service: createExamSettingsService({ db, exams, changes }), csrf, pseudonymSecret: secret, lmsPresets }));
+  lti.sessionRouter.use(deepLinking.router);
+  return { resourceLink: createLaunchHandler(launchRouteDeps), deepLinking: deepLinking.handle };
+}
+
+/** Every verified launch: noted for the admin console and the roster, then answered by its kind of message. */
+function dispatchLaunches(deps: {
+  platformActivity: PlatformActivity;
+  hosted: HostedEndpoints;
+  handleLaunch: ReturnType<typeof mountSessionRoutes>;
+  logger: Logger;
+}): LtiHandlers['launch'] {
+  const { platformActivity, hosted, handleLaunch, logger } = deps;
+  return async (launch, req: Request, res: Response) => {
+    useLocale(req, res, [launch.locale]);
+    await platformActivity.remember(launch.issuer, launch.clientId, launch.roles).catch((error: unknown) => logger.warn({ err: error }, 'could not record the platform activity of this launch'));
+    if (launch.messageType === 'LtiDeepLinkingRequest') {
+      await handleLaunch.deepLinking(launch, req, res);
+      return;
+    }
+    await hosted.contexts.remember(launch).catch((error: unknown) => logger.warn({ err: error }, 'could not record the course of this launch for its roster'));
+    await handleLaunch.resourceLink(launch, req, res);
+  };
+}
+
+/** Sandbox mode: the tool's webhook receiver subscribes at the emulator once the server listens. */
+async function subscribeAtEmulator(webhooks: Webhooks, logger: Logger): Promise<void> {
+  try {
+    const subscription = await webhooks.subscriptions.ensureSubscribed(DEFAULT_ACCOUNT_REF);
+    logger.info({ subscription: subscription.id, version: subscription.version }, 'sandbox: webhook receiver subscribed at the emulator');
+  } catch (error) {
+    logger.warn({ err: error }, 'sandbox: could not subscribe the webhook receiver at the emulator');
+  }
 }

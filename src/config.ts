@@ -1,15 +1,18 @@
 import { z } from 'zod';
+import { isPasswordHash, MIN_PASSWORD_LENGTH, passwordHashCostOk } from './admin/password.js';
+import type { ProctoringCredentials } from './proctoring/api-key.js';
 
 /**
  * The tool's whole configuration, read from the environment once at start-up. Nothing else reads
  * `process.env`. A wrong value stops start-up with a message naming the variable and what is expected.
  */
+/** Validity of a dynamic registration link, for the environment variable and the CLI alike. */
+export const REGISTRATION_LINK_TTL_RANGE = { min: 60, max: 30 * 86_400 } as const;
+
 export const REGIONS = ['AU', 'CA', 'DE', 'EU', 'IN', 'JP', 'SA', 'SG', 'UK', 'US'] as const;
 export type Region = (typeof REGIONS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-export type ProctoringCredentials = { apiKey: string } | { consumerKey: string; secret: string };
 
 export interface Config {
   env: 'development' | 'test' | 'production';
@@ -17,16 +20,23 @@ export interface Config {
   /** The tool's external URL, without a trailing slash. */
   publicUrl: URL;
   database: { url?: string; schema?: string; dataDir: string };
-  /** Undefined outside production when not set: start-up then uses a key kept in DATA_DIR. */
+  /** Undefined outside production when not set: start-up then uses a key kept in DATA_DIR. The newest key. */
   encryptionKey?: string;
+  /** Every key of ENCRYPTION_KEY, newest first (older ones still decrypt: key rotation); empty when unset. */
+  encryptionKeys: string[];
   proctoring: {
     baseUrl?: string;
     region?: Region;
     credentials?: ProctoringCredentials;
     timeoutMs: number;
   };
-  /** True when no proctoring credentials are set outside production: built-in emulator and demo LMS. */
+  /**
+   * Built-in emulator and demo LMS instead of a proctoring service. Outside production: SANDBOX=1, or neither
+   * proctoring credentials nor DATABASE_URL (a real database is never used by a sandbox that was not asked for).
+   */
   sandbox: boolean;
+  /** SANDBOX was set explicitly (1 or 0). */
+  sandboxExplicit: boolean;
   adminPassword?: string;
   logLevel: (typeof LOG_LEVELS)[number];
   lti: {
@@ -43,6 +53,14 @@ export interface Config {
   corsAllowedOrigins: string[];
   /** Hosted endpoints: how long a course roster (from Names and Roles) is reused, and how long one fetch may take. */
   hosted: { rosterCacheSeconds: number; rosterFetchTimeoutMs: number };
+  /** Bearer token that `/metrics` requires; undefined: no metrics endpoint (404). */
+  metricsToken?: string;
+  /** Requests per client address and window on the unauthenticated endpoints (0: no limit); see src/http/rate-limits.ts. */
+  rateLimits: { windowSeconds: number; login: number; launch: number; register: number; hosted: number };
+  /** Login states (OIDC logins not yet answered by the LMS) kept at most; past it, new logins get 503. */
+  maxPendingLogins: number;
+  /** On SIGTERM, how long requests in flight may take to finish before their connections are closed. */
+  shutdownGraceSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -98,7 +116,16 @@ const envSchema = z.object({
     z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lowercase SQL identifier (letters, digits, _)').optional(),
   ),
   DATA_DIR: z.preprocess((value) => blankToUndefined(value) ?? './data', z.string()),
-  ENCRYPTION_KEY: z.preprocess(blankToUndefined, z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -hex 32`)').optional()),
+  ENCRYPTION_KEY: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .refine(
+        (value) => value.split(',').every((key) => key.trim().length >= 32),
+        'must be at least 32 characters (e.g. `openssl rand -hex 32`); when rotating, a comma-separated list of such keys, newest first',
+      )
+      .optional(),
+  ),
   PROCTORING_BASE_URL: absoluteHttpUrl("the regional base URL of the proctoring service's Launch API"),
   PROCTORING_REGION: z.preprocess(
     (value) => (typeof blankToUndefined(value) === 'string' ? String(value).toUpperCase() : undefined),
@@ -108,19 +135,48 @@ const envSchema = z.object({
   PROCTORING_CONSUMER_KEY: optionalString,
   PROCTORING_SECRET: optionalString,
   PROCTORING_TIMEOUT_MS: integerIn(100, 120_000, 10_000),
-  ADMIN_PASSWORD: z.preprocess(blankToUndefined, z.string().min(12, 'must be at least 12 characters').optional()),
+  ADMIN_PASSWORD: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .refine((value) => (isPasswordHash(value) ? passwordHashCostOk(value) : value.length >= MIN_PASSWORD_LENGTH), `must be at least ${MIN_PASSWORD_LENGTH} characters, or a hash made with \`proctor-lti admin hash-password\` (scrypt cost n at most 1048576)`)
+      .optional(),
+  ),
   LOG_LEVEL: z.preprocess(
     (value) => blankToUndefined(value) ?? 'info',
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
   ),
   LTI_SESSION_MAX_AGE_SECONDS: integerIn(60, 86_400, 4 * 3600),
   LTI_CLOCK_SKEW_SECONDS: integerIn(0, 600, 60),
-  REGISTRATION_LINK_TTL_SECONDS: integerIn(60, 30 * 86_400, 7 * 86_400),
+  REGISTRATION_LINK_TTL_SECONDS: integerIn(REGISTRATION_LINK_TTL_RANGE.min, REGISTRATION_LINK_TTL_RANGE.max, 7 * 86_400),
   TRUST_PROXY_HOPS: integerIn(0, 10, 0),
   CORS_ALLOWED_ORIGINS: z.preprocess((value) => blankToUndefined(value) ?? '*', z.string()),
   ROSTER_CACHE_SECONDS: integerIn(1, 3600, 60),
   ROSTER_FETCH_TIMEOUT_MS: integerIn(1000, 300_000, 30_000),
+  SANDBOX: z.preprocess(
+    (value) => {
+      const text = blankToUndefined(value);
+      if (typeof text !== 'string') return undefined;
+      if (/^(1|true|yes|on)$/i.test(text)) return true;
+      if (/^(0|false|no|off)$/i.test(text)) return false;
+      return text;
+    },
+    z.boolean({ error: 'must be 1 (sandbox mode) or 0' }).optional(),
+  ),
+  // Class-start bursts come from one campus NAT: see src/http/rate-limits.ts for how these were chosen.
+  RATE_LIMIT_WINDOW_SECONDS: integerIn(1, 3600, 300),
+  RATE_LIMIT_LOGIN: integerIn(0, 1_000_000, 5000),
+  RATE_LIMIT_LAUNCH: integerIn(0, 1_000_000, 5000),
+  RATE_LIMIT_REGISTER: integerIn(0, 1_000_000, 30),
+  RATE_LIMIT_HOSTED: integerIn(0, 1_000_000, 5000),
+  MAX_PENDING_LOGINS: integerIn(100, 10_000_000, 50_000),
+  // Under Kubernetes' default 30 s termination grace period.
+  SHUTDOWN_GRACE_SECONDS: integerIn(1, 600, 25),
+  METRICS_TOKEN: z.preprocess(blankToUndefined, z.string().regex(/^[\x21-\x7e]{16,}$/, 'must be at least 16 printable characters without spaces (e.g. `openssl rand -hex 24`)').optional()),
 });
+
+/** Every variable the configuration reads (deployment files are checked against it). */
+export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 export function loadConfig(env: Env): Config {
   const parsed = envSchema.safeParse(env);
@@ -162,6 +218,11 @@ export function loadConfig(env: Env): Config {
     if (!e.PROCTORING_REGION) problems.push(`PROCTORING_REGION is required in production (one of ${REGIONS.join(', ')})`);
   }
 
+  if (e.SANDBOX === true) {
+    if (production) problems.push('SANDBOX=1 cannot be used in production (the demo LMS launches as an administrator)');
+    if (credentials) problems.push('SANDBOX=1 uses the built-in emulator: unset the PROCTORING_* credentials or SANDBOX');
+  }
+
   const origins = e.CORS_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
   for (const origin of origins) {
     if (origin === '*') continue;
@@ -175,6 +236,7 @@ export function loadConfig(env: Env): Config {
 
   if (problems.length > 0) throw new ConfigError(problems);
 
+  const encryptionKeys = [...new Set((e.ENCRYPTION_KEY ?? '').split(',').map((key) => key.trim()).filter(Boolean))];
   const publicUrl = new URL(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`);
   publicUrl.pathname = publicUrl.pathname.replace(/\/+$/, '');
   publicUrl.search = '';
@@ -185,14 +247,16 @@ export function loadConfig(env: Env): Config {
     port: e.PORT,
     publicUrl,
     database: { url: e.DATABASE_URL, schema: e.DATABASE_SCHEMA, dataDir: e.DATA_DIR },
-    encryptionKey: e.ENCRYPTION_KEY,
+    encryptionKey: encryptionKeys[0],
+    encryptionKeys,
     proctoring: {
       baseUrl: e.PROCTORING_BASE_URL?.replace(/\/+$/, ''),
       region: e.PROCTORING_REGION,
       credentials,
       timeoutMs: e.PROCTORING_TIMEOUT_MS,
     },
-    sandbox: !production && !credentials,
+    sandbox: !production && !credentials && (e.SANDBOX ?? !e.DATABASE_URL),
+    sandboxExplicit: e.SANDBOX !== undefined,
     adminPassword: e.ADMIN_PASSWORD,
     logLevel: e.LOG_LEVEL,
     lti: {
@@ -203,7 +267,34 @@ export function loadConfig(env: Env): Config {
     trustProxyHops: e.TRUST_PROXY_HOPS,
     corsAllowedOrigins: origins.length > 0 ? origins : ['*'],
     hosted: { rosterCacheSeconds: e.ROSTER_CACHE_SECONDS, rosterFetchTimeoutMs: e.ROSTER_FETCH_TIMEOUT_MS },
+    metricsToken: e.METRICS_TOKEN,
+    rateLimits: {
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      login: e.RATE_LIMIT_LOGIN,
+      launch: e.RATE_LIMIT_LAUNCH,
+      register: e.RATE_LIMIT_REGISTER,
+      hosted: e.RATE_LIMIT_HOSTED,
+    },
+    maxPendingLogins: e.MAX_PENDING_LOGINS,
+    shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
   };
+}
+
+/**
+ * What stops the web server from starting although the configuration is valid (the CLI does not need a
+ * proctoring service): no proctoring service and no sandbox. Outside production that means DATABASE_URL is set
+ * without proctoring credentials: the sandbox (a demo LMS that launches as an administrator, emulator controls
+ * without authentication) is not started on a real database unless SANDBOX=1 asks for it.
+ */
+export function serverStartProblems(config: Config): string[] {
+  if (config.sandbox || config.proctoring.credentials) return [];
+  if (config.env === 'production') return [];
+  if (config.database.url && !config.sandboxExplicit) {
+    return [
+      'DATABASE_URL is set but no proctoring credentials are: sandbox mode (demo LMS that launches as an administrator, emulator without authentication) does not start on a real database unless asked for. Set PROCTORING_BASE_URL with PROCTORING_API_KEY (or PROCTORING_CONSUMER_KEY and PROCTORING_SECRET), or SANDBOX=1 to run the sandbox on this database.',
+    ];
+  }
+  return ['SANDBOX=0 needs a proctoring service: set PROCTORING_BASE_URL with PROCTORING_API_KEY (or PROCTORING_CONSUMER_KEY and PROCTORING_SECRET)'];
 }
 
 /** The URL of a path on the tool, e.g. `toolUrl(config, '/lti/launch')`. */

@@ -19,3 +19,8 @@ export function developmentEncryptionKey(dataDir: string): string {
   writeFileSync(path, `${key}\n`, { mode: 0o600 });
   return key;
 }
+
+/** ENCRYPTION_KEY's keys, newest first; outside production without it, the development key of DATA_DIR. */
+export function encryptionKeysOf(config: { encryptionKeys: readonly string[]; database: { dataDir: string } }): string[] {
+  return config.encryptionKeys.length > 0 ? [...config.encryptionKeys] : [developmentEncryptionKey(config.database.dataDir)];
+}

@@ -1,4 +1,5 @@
-import { pino, type Logger } from 'pino';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -21,6 +22,20 @@ const REDACT = [
   '*.ltik',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined });
+/** The request being served (src/http/request-id.ts starts one per request); every log line written during it carries its id. */
+export const requestContext = new AsyncLocalStorage<{ reqId: string }>();
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: { paths: REDACT, censor: '[redacted]' },
+      base: undefined,
+      mixin: () => {
+        const reqId = requestContext.getStore()?.reqId;
+        return reqId === undefined ? {} : { reqId };
+      },
+    },
+    destination,
+  );
 }

@@ -1,9 +1,13 @@
 import { createServer } from 'node:http';
+import { hostname } from 'node:os';
 import { createApp, LISTEN_BACKLOG } from './app.js';
-import { ConfigError, loadConfig, toolUrl } from './config.js';
+import { ConfigError, loadConfig, serverStartProblems, toolUrl } from './config.js';
+import { acquireLockWaiting, type DataDirLock } from './control/lock.js';
+import { startControlServer, type ControlServer } from './control/server.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
-import { developmentEncryptionKey } from './dev-encryption-key.js';
+import { encryptionKeysOf } from './dev-encryption-key.js';
+import { createDrain } from './http/graceful-shutdown.js';
 import { createLogger } from './logger.js';
 
 async function main(): Promise<void> {
@@ -11,6 +15,8 @@ async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig(process.env);
+    const problems = serverStartProblems(config);
+    if (problems.length > 0) throw new ConfigError(problems);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -19,6 +25,26 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  // A promise nobody awaited failed: log it and keep serving (every request path handles its own errors;
+  // ending the process would drop every launch in flight). An uncaught exception leaves unknown state: exit.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection (still running)'));
+  process.on('uncaughtException', (error) => {
+    logger.fatal({ err: error }, 'uncaught exception: exiting');
+    process.exit(1);
+  });
+  // The embedded database is one process per data directory: hold DATA_DIR's lock while running.
+  let lock: DataDirLock | undefined;
+  if (!config.database.url && config.database.dataDir !== 'memory') {
+    try {
+      lock = await acquireLockWaiting(config.database.dataDir, 'tool', {
+        waitMs: 30_000,
+        onWait: (holder) => console.error(`Waiting for a proctor-lti command (pid ${holder.pid}) to finish with ${config.database.dataDir}…`),
+      });
+    } catch (error) {
+      console.error(`Cannot start: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    }
+  }
   let db;
   try {
     db = await openDatabase(config.database);
@@ -30,32 +56,58 @@ async function main(): Promise<void> {
   const applied = await migrate(db);
   if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
 
-  const encryptionKey = config.encryptionKey ?? developmentEncryptionKey(config.database.dataDir);
-  const tool = await createApp({ config, db, logger, encryptionKey });
-  const server = createServer(tool.app);
+  const [encryptionKey = '', ...olderEncryptionKeys] = encryptionKeysOf(config);
+  const tool = await createApp({ config, db, logger, encryptionKey, olderEncryptionKeys });
+  const server = createServer((req, res) => {
+    // Load balancers stop sending new requests to a replica that is shutting down.
+    if (drain.draining && req.url === '/readyz') {
+      res.writeHead(503, { 'content-type': 'application/json', connection: 'close' }).end('{"status":"shutting down"}');
+      return;
+    }
+    void tool.app(req, res);
+  });
+  let control: ControlServer | undefined;
+  const drain = createDrain(server, {
+    deadlineMs: config.shutdownGraceSeconds * 1000,
+    logger,
+    release: async () => {
+      await control?.close();
+      await tool.close();
+      await db.close();
+      lock?.release();
+    },
+  });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port: config.port, backlog: LISTEN_BACKLOG }, resolve);
   });
 
+  await tool.afterListen();
+
+  // CLI commands on the embedded database are carried out here, through a loopback endpoint (see src/control/).
+  if (lock) {
+    const { createInToolRunner } = await import('./cli/in-tool.js');
+    control = await startControlServer(createInToolRunner({ config, db, tool }));
+    lock.update({ pid: process.pid, hostname: hostname(), kind: 'tool', startedAt: new Date().toISOString(), control: { port: control.port, token: control.token, publicUrl: toolUrl(config, '') } });
+  }
+
   const startupMs = Math.round(performance.now() - startedAt);
   logger.info({ port: config.port, publicUrl: config.publicUrl.href, database: db.kind, sandbox: config.sandbox, startupMs }, 'proctor-lti started');
   if (config.sandbox) {
-    console.log(`\nproctor-lti is running in sandbox mode (demo LMS + proctoring emulator, ${db.kind} database).`);
+    logger.warn({ database: db.kind, explicit: config.sandboxExplicit }, 'sandbox mode: the demo LMS launches as anyone and the emulator controls need no sign-in; never expose it to users');
+    console.log(`\nproctor-lti is running in sandbox mode (demo LMS + proctoring emulator, ${db.kind} database${config.sandboxExplicit ? ', SANDBOX=1' : ''}).`);
     console.log(`Open ${toolUrl(config, '/sandbox/lms/')} and click "Open the exam as a student".\n`);
   }
 
-  let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    server.close();
-    server.closeIdleConnections();
-    await tool.close();
-    await db.close();
-    process.exit(0);
+    try {
+      await drain.shutdown(signal);
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -1,7 +1,19 @@
 // Demo LMS pages: auto-submitting launch forms, the new-window choice, and leaving a frame on return.
 (function () {
   var auto = document.querySelector('form[data-autosubmit]');
-  if (auto) auto.submit();
+  // With platform storage on, the tool's login talks to the storage frame: start it once that frame is loaded.
+  var storageFrame = document.querySelector('iframe[data-platform-storage]');
+  if (auto && storageFrame) {
+    var started = false;
+    var start = function () {
+      if (started) return;
+      started = true;
+      auto.submit();
+    };
+    storageFrame.addEventListener('load', start);
+    storageFrame.src = storageFrame.getAttribute('data-src');
+    setTimeout(start, 5000);
+  } else if (auto) auto.submit();
 
   var launchForm = document.getElementById('launch-form');
   if (launchForm) {

@@ -4,7 +4,8 @@
   var form = document.getElementById('login-form');
   if (!form) return;
   var name = 'proctor_lti_cookie_check';
-  var secure = location.protocol === 'https:' ? '; SameSite=None; Secure' : '; SameSite=Lax';
+  // The tool's own cookies are Partitioned over https: test with the same attributes.
+  var secure = location.protocol === 'https:' ? '; SameSite=None; Secure; Partitioned' : '; SameSite=Lax';
   document.cookie = name + '=1; path=/; max-age=60' + secure;
   var kept = document.cookie.indexOf(name + '=1') !== -1;
   document.cookie = name + '=; path=/; max-age=0' + secure;

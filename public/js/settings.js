@@ -11,6 +11,85 @@
   const ltik = document.querySelector('meta[name="ltik"]')?.getAttribute('content') || '';
   const csrfToken = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') || '';
 
+  // ---------------------------------------------------------------------------------------------
+  // Sentences: the page's language and its settings:script.* messages as ICU templates
+  // (src/exams/settings/script-messages.ts); nothing in English here.
+
+  const locale = data.locale || document.documentElement.lang || 'en';
+  const messages = data.messages || {};
+  const quotes = data.quotes || ['"', '"'];
+  const plurals = new Intl.PluralRules(locale);
+  const numbers = new Intl.NumberFormat(locale);
+  const lists = new Intl.ListFormat(locale, { style: 'long', type: 'conjunction' });
+
+  /** Fills an ICU template: {name}, and {name, plural, =N {…} one {…} other {…}} with # for the number. */
+  function format(template, values) {
+    let i = 0;
+    const n = template.length;
+    const skipSpace = () => { while (i < n && /\s/.test(template[i])) i += 1; };
+    function text(count) {
+      let out = '';
+      while (i < n) {
+        const c = template[i];
+        if (c === "'") {
+          if (template[i + 1] === "'") { out += "'"; i += 2; continue; }
+          if ('{}#'.includes(template[i + 1] || 'x')) {
+            const end = template.indexOf("'", i + 1);
+            out += template.slice(i + 1, end < 0 ? n : end);
+            i = end < 0 ? n : end + 1;
+            continue;
+          }
+        }
+        if (c === '}') break;
+        if (c === '#' && count !== undefined) { out += numbers.format(count); i += 1; continue; }
+        if (c === '{') { i += 1; out += argument(); continue; }
+        out += c;
+        i += 1;
+      }
+      return out;
+    }
+    function word() {
+      skipSpace();
+      let w = '';
+      while (i < n && !/[\s,{}]/.test(template[i])) { w += template[i]; i += 1; }
+      skipSpace();
+      return w;
+    }
+    function argument() {
+      const name = word();
+      const value = values[name];
+      if (template[i] === '}') {
+        i += 1;
+        return value === undefined ? '' : typeof value === 'number' ? numbers.format(value) : String(value);
+      }
+      i += 1; // ','
+      word(); // the argument's type: plural is the only one the messages use
+      i += 1; // ','
+      const count = Number(value);
+      const category = plurals.select(count);
+      let exact;
+      let byCategory;
+      let other;
+      for (;;) {
+        skipSpace();
+        if (i >= n || template[i] === '}') { i += 1; break; }
+        const selector = word();
+        i += 1; // '{'
+        const branch = text(count);
+        i += 1; // '}'
+        if (selector === '=' + count) exact = branch;
+        else if (selector === category) byCategory = branch;
+        else if (selector === 'other') other = branch;
+      }
+      return exact !== undefined ? exact : byCategory !== undefined ? byCategory : other || '';
+    }
+    return text(undefined);
+  }
+  const say = (key, values) => format(messages[key] || '', values || {});
+  const quote = (name) => quotes[0] + name + quotes[1];
+  const quotedList = (names) => lists.format(names.map(quote));
+  const sentences = (...parts) => parts.filter(Boolean).join(data.sentenceSeparator === undefined ? ' ' : data.sentenceSeparator);
+
   const idOf = (path) => 'f-' + path.replace(/[^a-zA-Z0-9_]/g, '-');
   const controls = (path) => Array.from(form.querySelectorAll('[name="' + path + '"]'));
   const control = (path) => controls(path)[0];
@@ -185,7 +264,7 @@
     const element = byId(idOf(target) + '-error');
     if (!element) return undefined;
     const index = /\.(\d+)(\.|$)/.exec(path.slice(target.length));
-    const text = (index ? 'Line ' + (Number(index[1]) + 1) + ': ' : '') + message;
+    const text = index ? say('line', { line: Number(index[1]) + 1, message }) : message;
     element.textContent = element.hidden || !element.textContent ? text : element.textContent + ' ' + text;
     element.hidden = false;
     element.dataset.source = source;
@@ -277,7 +356,7 @@
     for (const change of switched) {
       const note = byId(idOf(EXAM_SETTINGS_PREFIX + change.field) + '-note');
       if (!note) continue;
-      note.textContent = 'Switched on because “' + labelOf(change.because) + '” needs it.';
+      note.textContent = say('switchedOnBecause', { setting: labelOf(change.because) });
       note.hidden = false;
       note.dataset.source = 'prerequisite';
     }
@@ -285,7 +364,7 @@
     for (const r of brokenRequirements()) showError(EXAM_SETTINGS_PREFIX + r.field, r.message, 'prerequisite');
     const mobileNote = byId(idOf('exam_settings.mobile') + '-note');
     if (mobileNote && readValue('exam_settings.mobile') === true && !textOrUndefined(readValue('pre_auth'))) {
-      mobileNote.textContent = 'Also fill in the pre-authentication URL under “Availability, link and return”.';
+      mobileNote.textContent = say('mobileNeedsPreAuth');
       mobileNote.hidden = false;
       mobileNote.dataset.source = 'prerequisite';
     }
@@ -304,8 +383,7 @@
     lastSwitched = lastSwitched.filter((c) => readValue(EXAM_SETTINGS_PREFIX + c.field) !== false).concat(switched);
     refreshPrerequisites(lastSwitched);
     if (switched.length > 0) {
-      const names = switched.map((c) => '“' + labelOf(c.field) + '”').join(', ');
-      announce(byId('preset-status'), 'Also switched on ' + names + ': ' + switched[0].message);
+      announce(byId('preset-status'), say('alsoSwitchedOn', { settings: quotedList(switched.map((c) => labelOf(c.field))), reason: switched[0].message }));
     }
   });
 
@@ -317,14 +395,15 @@
       const preset = (data.securityPresets || []).find((p) => p.id === button.dataset.preset);
       if (!preset) return;
       const chosen = Object.assign({}, preset.exam_settings);
-      let changed = 0;
+      // One list, of the settings whose value this click changes: the count and the names come from it.
+      const changed = [];
       for (const [member, value] of Object.entries(chosen)) {
         const path = EXAM_SETTINGS_PREFIX + member;
         const element = control(path);
         if (!element) continue;
         // Allowed-app lists are the instructor's own: presets leave them as they are.
         if (element.dataset.kind === 'lines' || element.dataset.kind === 'windows-apps') continue;
-        if (readValue(path) !== value) changed += 1;
+        if (readValue(path) !== value) changed.push(member);
         writeValue(path, value);
       }
       form.querySelectorAll('[name^="behavior_settings.frame_metrics."]').forEach((select) => {
@@ -341,12 +420,16 @@
       }
       lastSwitched = switched;
       refreshPrerequisites(switched);
-      const names = switched.map((c) => '“' + labelOf(c.field) + '”');
+      // Of the changed settings, those the preset did not choose itself but its choices need.
+      const needed = switched.filter((c) => changed.includes(c.field) && !(preset.chosen || []).includes(c.field));
+      const quoted = (members) => quotedList(members.map(labelOf));
       announce(
         byId('preset-status'),
-        '“' + preset.label + '” applied: ' + changed + ' setting' + (changed === 1 ? '' : 's') + ' changed.' +
-          (names.length > 0 ? ' Switched on because other choices need them: ' + names.join(', ') + '.' : '') +
-          ' Review them below and save.',
+        sentences(
+          say('presetApplied', { preset: quote(preset.label), count: changed.length, settings: quoted(changed) }),
+          needed.length > 0 ? say('presetNeeded', { settings: quoted(needed.map((c) => c.field)) }) : '',
+          say('presetReview'),
+        ),
       );
     });
   });
@@ -373,31 +456,32 @@
     }
   }
 
-  function compile(source) {
-    try {
-      return new RegExp(source, data.patternFlags || '');
-    } catch {
-      return undefined;
-    }
-  }
-
-  function checkPages() {
-    clearErrors('pages');
+  // The patterns are checked by the server with a linear-time engine: running an instructor's pattern
+  // with the browser's own backtracking engine could freeze this tab.
+  let pagesCheckRun = 0;
+  async function checkPages() {
+    const run = ++pagesCheckRun;
     const launch = readValue('launch_url').trim();
-    const start = readValue('exam_start').trim();
-    const messages = [];
-    const startPattern = start ? compile(start) : undefined;
-    if (start && !startPattern) showError('exam_start', 'This is not a valid regular expression.', 'pages');
-    for (const path of ['exam_take', 'exam_end']) {
-      const value = readValue(path).trim();
-      if (value && value !== data.postMessage && !compile(value)) showError(path, 'This is not a valid regular expression.', 'pages');
+    const query = new URLSearchParams({ launch_url: launch });
+    for (const path of ['exam_start', 'exam_take', 'exam_end']) query.set(path, readValue(path).trim());
+    let result;
+    try {
+      const response = await fetch(data.checkUrl + '?' + query.toString(), { headers: { Authorization: 'Bearer ' + ltik, Accept: 'application/json' } });
+      if (!response.ok) return;
+      result = await response.json();
+    } catch {
+      return; // The save is checked again by the server.
     }
-    if (launch && !/^https?:\/\/[^/]/i.test(launch)) showError('launch_url', 'Enter a full web address starting with https://.', 'pages');
-    if (launch && startPattern) {
-      if (startPattern.test(launch)) messages.push('The start page pattern matches the launch URL.');
-      else showError('exam_start', 'The start page pattern does not match the launch URL: students would never reach the exam.', 'pages');
+    if (run !== pagesCheckRun) return;
+    clearErrors('pages');
+    const notes = [];
+    for (const path of ['exam_start', 'exam_take', 'exam_end']) {
+      if (result.problems && result.problems[path]) showError(path, result.problems[path], 'pages');
     }
-    byId('pages-check').textContent = messages.join(' ');
+    if (launch && !/^https?:\/\/[^/]/i.test(launch)) showError('launch_url', say('fullAddress'), 'pages');
+    if (result.startMatchesLaunch === true) notes.push(say('startMatches'));
+    if (result.startMatchesLaunch === false) showError('exam_start', say('startDoesNotMatch'), 'pages');
+    byId('pages-check').textContent = sentences(...notes);
   }
 
   function showLmsNote() {
@@ -411,7 +495,7 @@
     setFieldMessage('tool.quiz_url', 'error', '');
     const url = quizUrl.value.trim();
     if (!url) {
-      setFieldMessage('tool.quiz_url', 'error', 'Paste the quiz address first.');
+      setFieldMessage('tool.quiz_url', 'error', say('pasteFirst'));
       return;
     }
     const query = new URLSearchParams({ preset: presetSelect.value, quiz_url: url });
@@ -419,9 +503,9 @@
     try {
       const response = await fetch(data.deriveUrl + '?' + query.toString(), { headers: { Authorization: 'Bearer ' + ltik, Accept: 'application/json' } });
       result = await response.json();
-      if (!response.ok) throw new Error(result.message || 'The pages could not be filled in.');
+      if (!response.ok) throw new Error(result.message || say('deriveFailed'));
     } catch (error) {
-      setFieldMessage('tool.quiz_url', 'error', error.message);
+      setFieldMessage('tool.quiz_url', 'error', error instanceof SyntaxError || !error.message ? say('deriveFailed') : error.message);
       return;
     }
     if (!result.ok) {
@@ -435,7 +519,7 @@
       if (result.pages[path] !== '' || presetSelect.value !== 'custom') writeValue(path, result.pages[path]);
     }
     const preset = (data.lmsPresets || []).find((p) => p.id === presetSelect.value);
-    announce(byId('f-tool-quiz_url-note'), 'Filled in the four page fields from the ' + (preset ? preset.label : '') + ' address. You can still edit them.');
+    announce(byId('f-tool-quiz_url-note'), say('derived', { preset: preset ? preset.label : '' }));
     checkPages();
   }
 
@@ -462,6 +546,28 @@
   // ---------------------------------------------------------------------------------------------
   // Saving.
 
+  // "Recent changes", rebuilt from the save's answer (the same words the server renders).
+  function showHistory(entries) {
+    const list = byId('history-list');
+    list.replaceChildren();
+    for (const entry of entries) {
+      const item = document.createElement('li');
+      const time = document.createElement('time');
+      time.dateTime = entry.at;
+      time.textContent = entry.when;
+      item.append(entry.byline[0], time, entry.byline[1]);
+      const changes = document.createElement('ul');
+      for (const change of entry.changes) {
+        const line = document.createElement('li');
+        line.textContent = change.text;
+        changes.append(line);
+      }
+      item.append(changes);
+      list.append(item);
+    }
+    byId('history-empty').hidden = entries.length > 0;
+  }
+
   const saveStatus = byId('save-status');
   const saveButton = byId('save');
 
@@ -474,7 +580,7 @@
     // rules, together with every other wrong field, so one refused save marks all of them at once.
     const body = { settings: documentFromForm(), status: readValue('status') };
     saveButton.disabled = true;
-    announce(saveStatus, 'Saving…');
+    announce(saveStatus, say('saving'));
     let response;
     let result = {};
     try {
@@ -495,19 +601,20 @@
       clearErrors();
       const banner = byId('not-configured');
       if (banner) banner.hidden = true;
-      announce(saveStatus, 'Saved at ' + new Date().toLocaleTimeString() + '. Students get these settings from their next launch.');
+      if (Array.isArray(result.history)) showHistory(result.history);
+      announce(saveStatus, say('saved', { time: new Date().toLocaleTimeString(locale) }));
       return;
     }
     if (response && response.status === 422 && Array.isArray(result.violations)) {
       clearErrors();
       const items = result.violations.map((v) => ({ text: v.message, target: showError(v.path, v.message, 'server') }));
       showSummary(items);
-      announce(saveStatus, 'Nothing was saved: ' + items.length + ' problem' + (items.length === 1 ? '' : 's') + ' to fix.');
+      announce(saveStatus, say('refused', { count: items.length }));
       return;
     }
-    const message = result.message || 'The settings could not be saved: check your connection and try again. Nothing you typed was lost.';
+    const message = result.message || say('failed');
     showSummary([{ text: message }]);
-    announce(saveStatus, 'Nothing was saved.');
+    announce(saveStatus, say('notSaved'));
   });
 
   syncPostMessage();

@@ -1,13 +1,10 @@
 import { openPglite } from './pglite.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, openPostgres } from './postgres.js';
+import { DatabaseUnavailableError } from './errors.js';
 import type { Database } from './types.js';
 
 export type { Database, Queryable, QueryResult } from './types.js';
-
-/** The database could not be opened or did not answer; the message names the target, never the password. */
-export class DatabaseUnavailableError extends Error {
-  override readonly name = 'DatabaseUnavailableError';
-}
+export { DatabaseUnavailableError, isOutage } from './errors.js';
 
 export interface OpenDatabaseOptions {
   /** PostgreSQL URL (DATABASE_URL). Without it, embedded PGlite in `dataDir`. */
@@ -126,6 +123,7 @@ function redact(text: string, secrets: readonly string[]): string {
 
 /** The driver's reason; node's AggregateError (every address of a host refused) has an empty message. */
 function reasonOf(err: unknown): string {
+  if (err instanceof DatabaseUnavailableError && err.cause !== undefined) return reasonOf(err.cause);
   if (err instanceof AggregateError && !err.message) {
     return [...new Set(err.errors.map(reasonOf))].join('; ');
   }

@@ -1,4 +1,3 @@
-import { Umzug } from 'umzug';
 import { migrations as allMigrations, type Migration } from './migrations/index.js';
 import type { Database, Queryable } from './types.js';
 
@@ -21,6 +20,10 @@ export async function migrate(db: Database, migrations: readonly Migration[] = a
         applied_at timestamptz NOT NULL DEFAULT now()
       )`,
     );
+    // Up to date (every command of the CLI starts here): no need to load the migration runner.
+    const executed = new Set((await tx.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name));
+    if (migrations.every((migration) => executed.has(migration.name))) return [];
+    const { Umzug } = await import('umzug');
     const umzug = new Umzug<Queryable>({
       migrations: migrations.map((migration) => ({
         name: migration.name,

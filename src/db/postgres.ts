@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { watchDatabasePool } from '../metrics.js';
+import { asOutage } from './errors.js';
 import type { Database, Queryable, QueryResult } from './types.js';
 
 export interface PostgresOptions {
@@ -8,6 +10,8 @@ export interface PostgresOptions {
   schema?: string;
   /** Bound on opening one connection (TCP, TLS, authentication). Default 5000 ms. */
   connectTimeoutMs?: number;
+  /** Bound on waiting for a pooled connection while all are busy (a burst), connecting included. Default 10 s. */
+  acquireTimeoutMs?: number;
   /** Pool size. Default 10. */
   max?: number;
   /** An idle pooled connection failed (server restart, network cut); the pool drops it and reconnects on demand. */
@@ -15,6 +19,20 @@ export interface PostgresOptions {
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+/**
+ * Waiting for a free pooled connection is not an outage: in a class-start burst every connection is busy for
+ * a moment. node-postgres bounds that wait and the opening of a connection with one option
+ * (`connectionTimeoutMillis`); the pool gets this longer bound and each connection its own, shorter one.
+ */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
+/**
+ * Client-side bound on one query: a server that keeps the socket open but stops answering (network partition,
+ * frozen host) must fail the request with a 503 rather than hold it, and its pooled connection, indefinitely.
+ */
+export const QUERY_TIMEOUT_MS = 15_000;
+/** Server-side bounds: a statement the server itself cancels, a transaction left idle is ended (releasing its locks). */
+export const STATEMENT_TIMEOUT_MS = 10_000;
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
 
 const INT8_OID = 20;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -45,13 +63,27 @@ function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
   return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
 }
 
+/** node-postgres's client with its own connect deadline (the pool's `connectionTimeoutMillis` is the acquire bound). */
+function clientWithConnectTimeout(connectTimeoutMs: number): typeof pg.Client {
+  return class extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: connectTimeoutMs });
+    }
+  };
+}
+
 /** A `Database` on a node-postgres pool. Connections open lazily; the schema (if any) is created here. */
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const schema = options.schema === undefined ? undefined : quoteSchema(options.schema);
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: options.url,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    Client: clientWithConnectTimeout(connectTimeoutMs),
+    connectionTimeoutMillis: Math.max(options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS, connectTimeoutMs),
     max: options.max ?? 10,
+    query_timeout: QUERY_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     application_name: 'proctor-lti',
     // A startup parameter, so every pooled connection has it before its first query.
     options: schema === undefined ? undefined : `-c search_path=${schema}`,
@@ -75,14 +107,30 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   }
 
   let closed = false;
+  const unwatch = watchDatabasePool(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
   return {
     kind: 'postgres',
     async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
-      return toResult<Row>(await pool.query(sql, params === undefined ? undefined : [...params]));
+      try {
+        return toResult<Row>(await pool.query(sql, params === undefined ? undefined : [...params]));
+      } catch (err) {
+        throw asOutage(err);
+      }
     },
     async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw asOutage(err);
+      }
       let broken: Error | undefined;
+      // A checked-out connection has no listener of the pool's: when the server ends it between two queries of
+      // the transaction (a restart), its 'error' event would be unhandled and end the process.
+      const onLost = (err: Error) => {
+        broken = err;
+      };
+      client.on('error', onLost);
       try {
         await client.query('BEGIN');
         const result = await work({
@@ -99,17 +147,23 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
           // The connection is unusable: release(err) destroys it instead of returning it to the pool.
           broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
         }
-        throw err;
+        throw asOutage(err);
       } finally {
+        client.removeListener('error', onLost);
         client.release(broken);
       }
     },
     async ping(): Promise<void> {
-      await pool.query('SELECT 1');
+      try {
+        await pool.query('SELECT 1');
+      } catch (err) {
+        throw asOutage(err);
+      }
     },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      unwatch();
       await pool.end();
     },
   };

@@ -1,10 +1,14 @@
 import type { SettingsChangeLog } from './settings/changes.js';
 import { diffSettings } from './settings/document.js';
 import { DEEP_LINK_PLACEHOLDER_PREFIX, type Exam, type ExamKey, type ExamStore } from './store.js';
+import { isUuid } from '../values.js';
 
 export { DEEP_LINK_PLACEHOLDER_PREFIX };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The change-history entry of the "check the quiz address" mark (not a Launch API setting). */
+export const QUIZ_ADDRESS_CHECK = 'quiz_address_check';
+const QUIZ_ADDRESS_CHECK_SET = { path: QUIZ_ADDRESS_CHECK, before: false, after: true };
 
 export const isPlaceholderLink = (resourceLinkId: string) => resourceLinkId.startsWith(DEEP_LINK_PLACEHOLDER_PREFIX);
 
@@ -27,7 +31,7 @@ export async function resolveExamForLaunch(exams: ExamStore, key: ExamKey, title
   const existing = await exams.find(key);
   if (existing?.settings) return exams.ensure(key, title || existing.title);
   // The custom parameter is whatever the LMS sends (an instructor may edit it): only a UUID is looked up.
-  const source = customExamId && UUID.test(customExamId) ? await exams.get(customExamId) : undefined;
+  const source = customExamId && isUuid(customExamId) ? await exams.get(customExamId) : undefined;
   const samePlatform = source !== undefined && source.issuer === key.issuer && source.clientId === key.clientId;
   if (!source || !samePlatform || source.id === existing?.id) return exams.ensure(key, title || existing?.title || 'Proctored exam');
 
@@ -44,7 +48,9 @@ export async function resolveExamForLaunch(exams: ExamStore, key: ExamKey, title
   const exam = await exams.ensure(key, title || source.title);
   if (exam.settings || !source.settings || isPlaceholderLink(exam.resourceLinkId)) return exam;
   if (await exams.saveSettingsIfUnset(exam.id, source.settings)) {
-    await options.changes?.record(exam.id, { source: 'course-copy', changes: diffSettings(null, source.settings) });
+    // The copied settings point at the original course's quiz: students wait until an instructor confirms or replaces it.
+    await exams.setQuizAddressCheck(exam.id, true);
+    await options.changes?.record(exam.id, { source: 'course-copy', changes: [...diffSettings(null, source.settings), QUIZ_ADDRESS_CHECK_SET] });
   }
   return (await exams.get(exam.id)) ?? exam;
 }

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/types.js';
+import type { Violation } from '../proctoring/contract.js';
+import { isRecord } from '../values.js';
+import { checkedDocument, readSettingsDocument, type ExamSettingsDocument } from './settings/document.js';
 
 /** Which LTI resource link an exam belongs to: stable across launches and roles. */
 export interface ExamKey {
@@ -16,19 +19,59 @@ export interface ExamKey {
  */
 export const DEEP_LINK_PLACEHOLDER_PREFIX = 'deep-link:';
 
+/** Where a launch happened: the platform, deployment and course (LTI context). */
+export interface LaunchCourse {
+  issuer: string;
+  clientId: string;
+  deploymentId: string;
+  context?: { id: string };
+}
+
+/** An exam may be used only from its own course: same platform, deployment and context. */
+export function isExamOfCourse(exam: ExamKey, launch: LaunchCourse): boolean {
+  return exam.issuer === launch.issuer && exam.clientId === launch.clientId && exam.deploymentId === launch.deploymentId && exam.contextId === launch.context?.id;
+}
+
 export type ExamStatus = 'open' | 'closed';
 
-/** An exam's proctoring settings, in the Launch API's own field names (validated by the contract). */
-export type ExamSettings = Record<string, unknown>;
+/** When students may start an exam, and whether it is a practice exam. */
+export interface ExamAvailability {
+  opensAt?: Date;
+  closesAt?: Date;
+  timeZone?: string;
+  practice: boolean;
+}
+
+/** A stored settings document that no longer passes (written under older rules): what is wrong, and its values for the form. */
+export interface InvalidSettings {
+  stored: Record<string, unknown>;
+  violations: Violation[];
+}
 
 export interface Exam extends ExamKey {
   id: string;
   title: string;
-  settings: ExamSettings | null;
+  /** The parsed settings document (brought to the current version); null when the exam is not set up, or its document does not pass. */
+  settings: ExamSettingsDocument | null;
+  /** Set when a document is stored but does not pass: the exam cannot launch until an instructor saves valid settings. */
+  invalidSettings?: InvalidSettings;
   status: ExamStatus;
+  /** A course copy kept another course's quiz address: students wait until an instructor confirms or replaces it. */
+  quizAddressCheck: boolean;
+  /** Students may start the exam from this instant (included); none: at once. */
+  opensAt?: Date;
+  /** Students may start the exam until this instant (excluded); none: no end. */
+  closesAt?: Date;
+  /** The IANA time zone the times were entered in, to show them back in it. */
+  timeZone?: string;
+  /** A practice exam: the same proctoring, its attempts marked as practice. */
+  practice: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** An exam has settings (valid, or stored under older rules and needing attention). */
+export const isSetUp = (exam: Pick<Exam, 'settings' | 'invalidSettings'>): boolean => exam.settings !== null || exam.invalidSettings !== undefined;
 
 interface ExamRow {
   id: string;
@@ -38,11 +81,27 @@ interface ExamRow {
   context_id: string;
   resource_link_id: string;
   title: string;
-  settings: ExamSettings | null;
+  settings: unknown;
   status: ExamStatus;
+  quiz_address_check?: boolean;
+  opens_at?: Date | null;
+  closes_at?: Date | null;
+  time_zone?: string | null;
+  practice?: boolean;
   created_at: Date;
   updated_at: Date;
 }
+
+/** The stored document, parsed: settings, or what is wrong with them. */
+function settingsOf(stored: unknown): Pick<Exam, 'settings' | 'invalidSettings'> {
+  if (stored === null || stored === undefined) return { settings: null };
+  const read = readSettingsDocument(stored);
+  if (read.ok) return { settings: read.value };
+  return { settings: null, invalidSettings: { stored: isRecord(stored) ? stored : {}, violations: read.violations } };
+}
+
+/** The JSON of a document, after checking it passes: the store writes nothing else. */
+const documentJson = (settings: ExamSettingsDocument): string => JSON.stringify(checkedDocument(settings));
 
 const toExam = (row: ExamRow): Exam => ({
   id: row.id,
@@ -52,8 +111,13 @@ const toExam = (row: ExamRow): Exam => ({
   contextId: row.context_id,
   resourceLinkId: row.resource_link_id,
   title: row.title,
-  settings: row.settings,
+  ...settingsOf(row.settings),
   status: row.status,
+  quizAddressCheck: row.quiz_address_check === true,
+  opensAt: row.opens_at ? new Date(row.opens_at) : undefined,
+  closesAt: row.closes_at ? new Date(row.closes_at) : undefined,
+  timeZone: row.time_zone ?? undefined,
+  practice: row.practice === true,
   createdAt: new Date(row.created_at),
   updatedAt: new Date(row.updated_at),
 });
@@ -63,8 +127,12 @@ export interface ExamStore {
   get(id: string): Promise<Exam | undefined>;
   /** The exam of this resource link, created (unconfigured) on first sight; the title follows the LMS. */
   ensure(key: ExamKey, title: string): Promise<Exam>;
-  saveSettings(id: string, settings: ExamSettings): Promise<void>;
+  saveSettings(id: string, settings: ExamSettingsDocument): Promise<void>;
   setStatus(id: string, status: ExamStatus): Promise<void>;
+  /** Opening and closing instants, their time zone and the practice flag (a closing time must follow the opening). */
+  setAvailability(id: string, availability: ExamAvailability): Promise<void>;
+  /** Marks (or clears) "check the quiz address" on a copied exam. */
+  setQuizAddressCheck(id: string, check: boolean): Promise<void>;
   /** The exams linked in one course, by title; exams still waiting for their deep-linked link are left out. */
   listByContext(issuer: string, clientId: string, deploymentId: string, contextId: string): Promise<Exam[]>;
   /** Every exam, optionally of one issuer and/or context id, in key order (export). */
@@ -73,9 +141,9 @@ export interface ExamStore {
    * Creates or replaces the exam of this key with the given title, settings and status (import). A new
    * exam takes `id` when given and still free, so exported ids (deep-link custom parameters) survive.
    */
-  upsert(input: ExamKey & { id?: string; title: string; settings: ExamSettings | null; status: ExamStatus }): Promise<Exam>;
+  upsert(input: ExamKey & { id?: string; title: string; settings: ExamSettingsDocument | null; status: ExamStatus }): Promise<Exam>;
   /** Saves settings only on an exam that has none yet; false when it already had some (course copy). */
-  saveSettingsIfUnset(id: string, settings: ExamSettings): Promise<boolean>;
+  saveSettingsIfUnset(id: string, settings: ExamSettingsDocument): Promise<boolean>;
   /**
    * Moves an exam from a placeholder resource link id to the real one the LMS assigned (deep linking);
    * undefined when it is no longer on the placeholder or the key is taken.
@@ -109,10 +177,24 @@ export function createExamStore(db: Queryable): ExamStore {
       return toExam(row);
     },
     async saveSettings(id, settings) {
-      await db.query('UPDATE exams SET settings = $2::jsonb, updated_at = now() WHERE id = $1', [id, JSON.stringify(settings)]);
+      await db.query('UPDATE exams SET settings = $2::jsonb, updated_at = now() WHERE id = $1', [id, documentJson(settings)]);
     },
     async setStatus(id, status) {
       await db.query('UPDATE exams SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
+    },
+    async setAvailability(id, availability) {
+      const { opensAt, closesAt, timeZone, practice } = availability;
+      if (opensAt && closesAt && closesAt.getTime() <= opensAt.getTime()) throw new Error('an exam must close after it opens');
+      await db.query('UPDATE exams SET opens_at = $2, closes_at = $3, time_zone = $4, practice = $5, updated_at = now() WHERE id = $1', [
+        id,
+        opensAt ?? null,
+        closesAt ?? null,
+        timeZone ?? null,
+        practice,
+      ]);
+    },
+    async setQuizAddressCheck(id, check) {
+      await db.query('UPDATE exams SET quiz_address_check = $2, updated_at = now() WHERE id = $1', [id, check]);
     },
     async listByContext(issuer, clientId, deploymentId, contextId) {
       // Exams still on their deep-linking placeholder have no link in the course yet: not listed.
@@ -132,7 +214,7 @@ export function createExamStore(db: Queryable): ExamStore {
       return result.rows.map(toExam);
     },
     async upsert(input) {
-      const settings = input.settings === null ? null : JSON.stringify(input.settings);
+      const settings = input.settings === null ? null : documentJson(input.settings);
       const existingId = await db.query<{ id: string }>('SELECT id FROM exams WHERE id = $1', [input.id ?? randomUUID()]);
       const id = input.id && existingId.rows.length === 0 ? input.id : randomUUID();
       const result = await db.query<ExamRow>(
@@ -148,7 +230,7 @@ export function createExamStore(db: Queryable): ExamStore {
       return toExam(row);
     },
     async saveSettingsIfUnset(id, settings) {
-      const result = await db.query('UPDATE exams SET settings = $2::jsonb, updated_at = now() WHERE id = $1 AND settings IS NULL', [id, JSON.stringify(settings)]);
+      const result = await db.query('UPDATE exams SET settings = $2::jsonb, updated_at = now() WHERE id = $1 AND settings IS NULL', [id, documentJson(settings)]);
       return result.rowCount > 0;
     },
     async claimResourceLink(id, placeholderResourceLinkId, resourceLinkId, title) {

@@ -1,8 +1,9 @@
 import type { Database } from '../db/types.js';
 import type { Violation } from '../proctoring/contract.js';
 import { createSettingsChangeLog } from './settings/changes.js';
-import { diffSettings, validateSettingsDocument } from './settings/document.js';
+import { diffSettings, readSettingsDocument, type ExamSettingsDocument } from './settings/document.js';
 import { createExamStore, type ExamStatus } from './store.js';
+import { isRecord, isUuid } from '../values.js';
 
 /**
  * Exams as data (`npm run cli -- exam export|import`): keyed by platform issuer, client id, deployment
@@ -22,9 +23,12 @@ export interface ExportedExam {
   id?: string;
   title: string;
   status: ExamStatus;
-  /** null: not configured yet. */
+  /** null: not configured yet. A document of any version (older ones are upgraded on import). */
   settings: Record<string, unknown> | null;
 }
+
+/** An exam of a checked file: its settings parsed and brought to the current version. */
+export type CheckedExam = Omit<ExportedExam, 'settings'> & { settings: ExamSettingsDocument | null };
 
 export interface ExamsFile {
   format: typeof EXPORT_FORMAT;
@@ -48,7 +52,8 @@ export async function exportExams(db: Database, filter: { issuer?: string; conte
       id: exam.id,
       title: exam.title,
       status: exam.status,
-      settings: exam.settings,
+      // A stored document that no longer passes is exported as stored, so nothing is lost (import names what is wrong).
+      settings: exam.settings ?? exam.invalidSettings?.stored ?? null,
     })),
   };
 }
@@ -64,23 +69,19 @@ export type ImportResult = { ok: true; created: number; updated: number } | { ok
 
 const KEY_FIELDS = ['issuer', 'client_id', 'deployment_id', 'context_id', 'resource_link_id'] as const;
 const EXAM_FIELDS: readonly string[] = [...KEY_FIELDS, 'id', 'title', 'status', 'settings'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function keyText(exam: Record<string, unknown>): string {
   return KEY_FIELDS.map((field) => `${field}=${typeof exam[field] === 'string' ? exam[field] : '?'}`).join(' ');
 }
 
 /** Checks a parsed exams file; every exam is checked, so the report lists all refusals at once (pure). */
-export function checkExamsFile(input: unknown): { ok: true; exams: ExportedExam[] } | { ok: false; refusals: ImportRefusal[]; message?: string } {
+export function checkExamsFile(input: unknown): { ok: true; exams: CheckedExam[] } | { ok: false; refusals: ImportRefusal[]; message?: string } {
   if (!isRecord(input) || input.format !== EXPORT_FORMAT || input.version !== EXPORT_VERSION || !Array.isArray(input.exams)) {
     return { ok: false, refusals: [], message: `This is not an exams file of this tool (expected "format": "${EXPORT_FORMAT}", "version": ${EXPORT_VERSION} and an "exams" list).` };
   }
   const refusals: ImportRefusal[] = [];
   const seen = new Map<string, number>();
+  const documents = new Map<number, ExamSettingsDocument>();
   input.exams.forEach((raw: unknown, index) => {
     const violations: Violation[] = [];
     if (!isRecord(raw)) {
@@ -94,10 +95,11 @@ export function checkExamsFile(input: unknown): { ok: true; exams: ExportedExam[
     }
     if (typeof raw.title !== 'string' || raw.title.trim().length === 0 || raw.title.length > 255) violations.push({ path: 'title', rule: 'required', message: "'title' must be a non-empty text of at most 255 characters." });
     if (raw.status !== 'open' && raw.status !== 'closed') violations.push({ path: 'status', rule: 'enum', message: "'status' must be 'open' or 'closed'." });
-    if (raw.id !== undefined && (typeof raw.id !== 'string' || !UUID.test(raw.id))) violations.push({ path: 'id', rule: 'pattern', message: "'id' must be a UUID." });
+    if (raw.id !== undefined && (typeof raw.id !== 'string' || !isUuid(raw.id))) violations.push({ path: 'id', rule: 'pattern', message: "'id' must be a UUID." });
     if (raw.settings !== null) {
-      const checked = validateSettingsDocument(raw.settings);
-      if (!checked.ok) violations.push(...checked.violations.map((v) => ({ ...v, path: v.path ? `settings.${v.path}` : 'settings' })));
+      const checked = readSettingsDocument(raw.settings);
+      if (checked.ok) documents.set(index, checked.value);
+      else violations.push(...checked.violations.map((v) => ({ ...v, path: v.path ? `settings.${v.path}` : 'settings' })));
     }
     const key = keyText(raw);
     const previous = seen.get(key);
@@ -106,7 +108,9 @@ export function checkExamsFile(input: unknown): { ok: true; exams: ExportedExam[
     if (violations.length > 0) refusals.push({ index, key, violations });
   });
   if (refusals.length > 0) return { ok: false, refusals };
-  return { ok: true, exams: input.exams as ExportedExam[] };
+  // Every exam passed the checks above: its fields have their exported types.
+  const exams = (input.exams as ExportedExam[]).map((exam, index): CheckedExam => ({ ...exam, settings: documents.get(index) ?? null }));
+  return { ok: true, exams };
 }
 
 export async function importExams(db: Database, input: unknown): Promise<ImportResult> {

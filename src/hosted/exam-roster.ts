@@ -17,6 +17,8 @@ export interface ExamRosterExam {
   resourceLinkId: string;
   /** Null while nobody has configured the exam: it is not proctored yet and not listed. */
   settings: unknown;
+  /** Set when its stored settings need correcting: still an exam of the course, listed. */
+  invalidSettings?: unknown;
 }
 
 export function buildExamRoster(input: {
@@ -26,7 +28,7 @@ export function buildExamRoster(input: {
   rosterUrl?: string;
 }): ExamRosterEntry[] {
   return input.exams
-    .filter((exam) => exam.settings !== null && exam.settings !== undefined)
+    .filter((exam) => (exam.settings !== null && exam.settings !== undefined) || exam.invalidSettings !== undefined)
     .map((exam) => ({
       exam_name: exam.title,
       exam_tag: input.examTagOf(exam.resourceLinkId),

@@ -19,7 +19,7 @@ export interface HostedLinks {
   rosterUrl(sectionId: string, ttlSeconds: number): Promise<string>;
   /** `{base}/hosted/exam-roster?t=…`: the course's proctored exams, same rules. */
   examRosterUrl(sectionId: string, ttlSeconds: number): Promise<string>;
-  /** `{base}/hosted/logo/{platformKey}` (see institution/settings.ts platformKey). */
+  /** `{base}/hosted/logo/{platformKey}` (see lti/identifiers.ts platformKey). */
   logoUrl(platformKey: string): string;
   /** `{base}/hosted/extension-allowlist/{platformKey}`. */
   extensionAllowlistUrl(platformKey: string): string;

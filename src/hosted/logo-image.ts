@@ -1,9 +1,16 @@
+import { imageSize } from 'image-size';
+
 /**
  * What the tool accepts as an institution logo (Launch API branding.logo_url: "an image, CORS-safe, rendered
  * 32px high"): PNG, JPEG, WebP by their signatures, and SVG after sanitising (svg.ts). Pure.
  */
 
 export const LOGO_MAX_BYTES = 512 * 1024;
+/**
+ * Largest width and height of a PNG, JPEG or WebP logo. It is shown 32 px high; a small file can declare
+ * 60000×60000 pixels and cost every browser (and any later processing) gigabytes to decode.
+ */
+export const LOGO_MAX_PIXELS_PER_SIDE = 4096;
 
 export type LogoContentType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/svg+xml';
 
@@ -41,5 +48,21 @@ export function inspectLogo(bytes: Uint8Array): LogoContentType {
   if (bytes.length > LOGO_MAX_BYTES) throw new LogoError(`the logo is ${bytes.length} bytes; at most ${LOGO_MAX_BYTES} bytes (${LOGO_MAX_BYTES / 1024} KiB) are accepted`);
   const type = detectLogoType(bytes);
   if (!type) throw new LogoError('the logo must be a PNG, JPEG, WebP or SVG image');
+  if (type !== 'image/svg+xml') checkDimensions(bytes);
   return type;
+}
+
+/** Reads the dimensions from the image's header (image-size parses headers only, never pixels). */
+function checkDimensions(bytes: Uint8Array): void {
+  let width: number | undefined;
+  let height: number | undefined;
+  try {
+    ({ width, height } = imageSize(bytes));
+  } catch {
+    throw new LogoError('the logo image is damaged: its size cannot be read');
+  }
+  if (!width || !height) throw new LogoError('the logo image is damaged: its size cannot be read');
+  if (width > LOGO_MAX_PIXELS_PER_SIDE || height > LOGO_MAX_PIXELS_PER_SIDE) {
+    throw new LogoError(`the logo is ${width}×${height} pixels; at most ${LOGO_MAX_PIXELS_PER_SIDE}×${LOGO_MAX_PIXELS_PER_SIDE} are accepted (it is shown 32 pixels high)`);
+  }
 }

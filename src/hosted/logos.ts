@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
+import { readCache } from '../db/read-cache.js';
 import type { Queryable } from '../db/types.js';
-import { platformKey } from '../institution/settings.js';
 import { inspectLogo, type LogoContentType } from './logo-image.js';
 import { sanitizeSvg } from './svg.js';
+import { platformKey } from '../lti/identifiers.js';
 
 export interface StoredLogo {
   contentType: LogoContentType;
@@ -29,6 +30,8 @@ interface Row {
 
 // Kept as base64 text: the same on node-postgres and PGlite, and a logo is small.
 export function createLogoStore(db: Queryable): LogoStore {
+  // Every launch asks whether the platform has a logo: reused for a few seconds (db/read-cache.ts).
+  const cached = readCache<StoredLogo | undefined>(db, 'institution-logos');
   return {
     async save(issuer, clientId, input) {
       const contentType = inspectLogo(input);
@@ -42,16 +45,21 @@ export function createLogoStore(db: Queryable): LogoStore {
          RETURNING updated_at`,
         [platformKey(issuer, clientId), issuer, clientId, contentType, bytes.toString('base64'), etag],
       );
+      cached.clear();
       return { contentType, bytes, etag, updatedAt: new Date(result.rows[0]?.updated_at ?? Date.now()) };
     },
     async findByKey(key) {
-      const result = await db.query<Row>('SELECT content_type, data_base64, etag, updated_at FROM institution_logos WHERE platform_key = $1', [key]);
-      const row = result.rows[0];
-      if (!row) return undefined;
-      return { contentType: row.content_type, bytes: Buffer.from(row.data_base64, 'base64'), etag: row.etag, updatedAt: new Date(row.updated_at) };
+      const found = await cached.get(key, async () => {
+        const result = await db.query<Row>('SELECT content_type, data_base64, etag, updated_at FROM institution_logos WHERE platform_key = $1', [key]);
+        const row = result.rows[0];
+        if (!row) return undefined;
+        return { contentType: row.content_type, bytes: Buffer.from(row.data_base64, 'base64'), etag: row.etag, updatedAt: new Date(row.updated_at) };
+      });
+      return found && { ...found, bytes: Buffer.from(found.bytes), updatedAt: new Date(found.updatedAt) };
     },
     async remove(issuer, clientId) {
       const result = await db.query('DELETE FROM institution_logos WHERE platform_key = $1', [platformKey(issuer, clientId)]);
+      cached.clear();
       return result.rowCount > 0;
     },
   };

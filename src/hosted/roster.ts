@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../logger.js';
 import type { NamesRolesMember } from '../lti/names-roles.js';
+import { countRosterRequest, timeNamesRolesFetch } from '../metrics.js';
 import type { ContextStore, LtiContextRecord } from './contexts.js';
 import { buildRoster } from './roster-build.js';
 
@@ -21,17 +23,22 @@ const STATUS: Record<RosterErrorCode, number> = {
   roster_timeout: 504,
 };
 
-/** A roster that cannot be served: never a partial one. `message` is safe for anyone holding the link. */
+/**
+ * A roster that cannot be served: never a partial one. `message` is safe for anyone holding the link. A failure
+ * of the platform's service carries an incident id, sent with the answer and written with the cause to the log.
+ */
 export class RosterError extends Error {
   readonly status: number;
+  readonly incidentId: string | undefined;
   constructor(
     readonly code: RosterErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; incidentId?: string },
   ) {
     super(message, options);
     this.name = 'RosterError';
     this.status = STATUS[code];
+    this.incidentId = options?.incidentId;
   }
 }
 
@@ -79,7 +86,7 @@ export function createRosterService(deps: RosterServiceDeps): RosterService {
     const timeout = AbortSignal.timeout(deps.fetchTimeoutMs);
     let members: NamesRolesMember[];
     try {
-      members = await deps.members({ issuer: context.issuer, clientId: context.clientId }, context.membershipsUrl, { signal: AbortSignal.any([signal, timeout]) });
+      members = await timeNamesRolesFetch(deps.members({ issuer: context.issuer, clientId: context.clientId }, context.membershipsUrl, { signal: AbortSignal.any([signal, timeout]) }));
     } catch (error) {
       throw await fetchFailed(context, error, timeout.aborted);
     }
@@ -103,11 +110,12 @@ export function createRosterService(deps: RosterServiceDeps): RosterService {
   async function fetchFailed(context: LtiContextRecord, error: unknown, timedOut: boolean): Promise<RosterError> {
     const failure = failureOf(error);
     const detail = error instanceof Error ? error.message : String(error);
+    const incidentId = randomUUID();
     const result =
       timedOut || failure === 'timeout'
-        ? new RosterError('roster_timeout', `The learning platform did not send the course membership within ${Math.round(deps.fetchTimeoutMs / 1000)} seconds. Try again in a moment.`, { cause: error })
-        : new RosterError('roster_unavailable', 'The course membership could not be read from the learning platform. Try again in a moment; if it persists, the LMS administrator should check the tool\'s Names and Roles access.', { cause: error });
-    deps.logger.error({ issuer: context.issuer, contextId: context.contextId, sectionId: context.sectionId, failure, detail }, `roster not served: ${detail}`);
+        ? new RosterError('roster_timeout', `The learning platform did not send the course membership within ${Math.round(deps.fetchTimeoutMs / 1000)} seconds. Try again in a moment.`, { cause: error, incidentId })
+        : new RosterError('roster_unavailable', 'The course membership could not be read from the learning platform. Try again in a moment; if it persists, the LMS administrator should check the tool\'s Names and Roles access.', { cause: error, incidentId });
+    deps.logger.error({ incidentId, issuer: context.issuer, contextId: context.contextId, sectionId: context.sectionId, failure, detail }, `roster not served: ${detail}`);
     await deps.contexts.noteRoster(context.sectionId, { members: 0, unnamed: 0, error: detail }).catch(() => undefined);
     return result;
   }
@@ -125,6 +133,7 @@ export function createRosterService(deps: RosterServiceDeps): RosterService {
 
   return {
     async get(sectionId) {
+      countRosterRequest(cache.has(sectionId) ? 'hit' : 'miss');
       const body = await cache.fetch(sectionId);
       if (!body) throw new RosterError('roster_unavailable', 'The roster could not be loaded.');
       return body;

@@ -1,5 +1,5 @@
 import cors from 'cors';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type Request, type Router } from 'express';
 import type { ExamStore } from '../exams/store.js';
 import { EXTENSION_ID, type InstitutionSettingsStore } from '../institution/settings.js';
 import type { Logger } from '../logger.js';
@@ -7,7 +7,8 @@ import type { ContextStore } from './contexts.js';
 import { buildExamRoster } from './exam-roster.js';
 import { HOSTED_LINK_MARGIN_SECONDS, HOSTED_ROUTES, type HostedLinks, type HostedTokenKind } from './links.js';
 import type { LogoStore } from './logos.js';
-import { RosterError, type RosterService } from './roster.js';
+import type { RosterService } from './roster.js';
+import { AppError, markLogged } from '../http/errors.js';
 
 export interface HostedRoutesDeps {
   links: HostedLinks;
@@ -27,9 +28,8 @@ export interface HostedRoutesDeps {
 const PLATFORM_KEY = /^[A-Za-z0-9_-]{22}$/;
 const MAX_TOKEN_LENGTH = 1000;
 
-function fail(res: Response, status: number, error: string, message: string): void {
-  res.status(status).set('Cache-Control', 'no-store').json({ error, message });
-}
+/** Answered as JSON by the tool's error handler, like every hosted failure. */
+const failure = (status: number, code: string, message: string) => new AppError(status, code, 'Not available', message);
 
 /**
  * The endpoints the proctoring service's pages fetch from the user's browser, cross-origin and without
@@ -51,43 +51,30 @@ export function createHostedRoutes(deps: HostedRoutesDeps): Router {
     }),
   );
 
-  /** The section a request's token names, or a 401 already sent. */
-  async function sectionOf(req: Request, res: Response, kind: HostedTokenKind): Promise<{ sectionId: string; expiresAt: Date } | undefined> {
+  /** The section a request's token names; a missing, forged or expired token is a 401. */
+  async function sectionOf(req: Request, kind: HostedTokenKind): Promise<{ sectionId: string; expiresAt: Date }> {
     const token = req.query.t;
     const verified = typeof token === 'string' && token.length <= MAX_TOKEN_LENGTH ? await deps.links.verify(token, kind) : undefined;
     if (!verified) {
       // Expired links are normal (a page left open); many refusals from one address are worth a look.
       deps.logger.info({ path: req.path, ip: req.ip, kind }, 'hosted link refused: invalid or expired token');
-      fail(res, 401, 'invalid_token', 'This link is not valid or has expired. Open the page again from the course to get a new one.');
-      return undefined;
+      throw markLogged(failure(401, 'invalid_token', 'This link is not valid or has expired. Open the page again from the course to get a new one.'));
     }
     return verified;
   }
 
-  function rosterFailure(res: Response, error: unknown): void {
-    if (!(error instanceof RosterError)) throw error;
-    fail(res, error.status, error.code, error.message);
-  }
-
   router.get(HOSTED_ROUTES.roster, async (req, res) => {
-    const section = await sectionOf(req, res, 'roster');
-    if (!section) return;
-    try {
-      const roster = await deps.roster.get(section.sectionId);
-      // Names of people: no shared cache may keep them.
-      res.status(200).set('Cache-Control', 'no-store').type('application/json; charset=utf-8').send(roster.json);
-    } catch (error) {
-      rosterFailure(res, error);
-    }
+    const section = await sectionOf(req, 'roster');
+    const roster = await deps.roster.get(section.sectionId);
+    // Names of people: no shared cache may keep them.
+    res.status(200).set('Cache-Control', 'no-store').type('application/json; charset=utf-8').send(roster.json);
   });
 
   router.get(HOSTED_ROUTES.examRoster, async (req, res) => {
-    const section = await sectionOf(req, res, 'exam-roster');
-    if (!section) return;
+    const section = await sectionOf(req, 'exam-roster');
     const context = await deps.contexts.find(section.sectionId);
     if (!context) {
-      fail(res, 404, 'unknown_course', 'This exam roster link names a course the tool has not seen.');
-      return;
+      throw failure(404, 'unknown_course', 'This exam roster link names a course the tool has not seen.');
     }
     const exams = await deps.exams.listByContext(context.issuer, context.clientId, context.deploymentId, context.contextId);
     // Each roster_url lives as long as the exam-roster link it came from.
@@ -106,8 +93,7 @@ export function createHostedRoutes(deps: HostedRoutesDeps): Router {
     const key = req.params.platformKey;
     const logo = PLATFORM_KEY.test(key) ? await deps.logos.findByKey(key) : undefined;
     if (!logo) {
-      fail(res, 404, 'no_logo', 'No logo has been set for this institution.');
-      return;
+      throw failure(404, 'no_logo', 'No logo has been set for this institution.');
     }
     res.set({
       'Content-Type': logo.contentType,
@@ -128,8 +114,7 @@ export function createHostedRoutes(deps: HostedRoutesDeps): Router {
   router.get(`${HOSTED_ROUTES.extensionAllowlist}/:platformKey`, async (req, res) => {
     const key = req.params.platformKey;
     if (!PLATFORM_KEY.test(key)) {
-      fail(res, 404, 'unknown_institution', 'This allowlist link does not name an institution.');
-      return;
+      throw failure(404, 'unknown_institution', 'This allowlist link does not name an institution.');
     }
     // A platform that saved no settings has an empty allowlist: the same answer, so keys cannot be probed.
     const institution = await deps.institutions.findByKey(key);

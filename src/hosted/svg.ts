@@ -7,6 +7,30 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
  * event handlers, javascript: URLs, foreignObject), re-serialised as well-formed XML with its namespace.
  * DTDs are refused outright (entity expansion). jsdom and DOMPurify load only when an SVG is uploaded.
  */
+// Anything that would make a viewer fetch from elsewhere: tracking, mixed content, or a server-side fetch
+// should the SVG ever be rendered by a tool. Only references inside the document (`#id`) and embedded
+// raster images (data:image/png|jpeg|webp|gif) stay.
+const EXTERNAL_URL_IN_CSS = /url\(\s*(?!['"]?\s*#)[^)]*\)/gi;
+const CSS_IMPORT = /@import[^;]*;?/gi;
+const EMBEDDED_IMAGE = /^data:image\/(png|jpeg|webp|gif)[;,]/i;
+
+/** Removes every reference to another document from an SVG tree. */
+export function removeExternalReferences(root: Element): void {
+  for (const element of [root, ...root.querySelectorAll('*')]) {
+    if (element.localName === 'style') {
+      element.textContent = (element.textContent ?? '').replace(CSS_IMPORT, '').replace(EXTERNAL_URL_IN_CSS, 'none');
+    }
+    for (const attribute of [...element.attributes]) {
+      const value = attribute.value.trim();
+      if (attribute.localName === 'href' || attribute.localName === 'src') {
+        if (!value.startsWith('#') && !(element.localName === 'image' && EMBEDDED_IMAGE.test(value))) element.removeAttributeNode(attribute);
+      } else if (/url\(|@import/i.test(value)) {
+        element.setAttributeNS(attribute.namespaceURI, attribute.name, value.replace(CSS_IMPORT, '').replace(EXTERNAL_URL_IN_CSS, 'none'));
+      }
+    }
+  }
+}
+
 export async function sanitizeSvg(bytes: Uint8Array): Promise<Uint8Array> {
   let text: string;
   try {
@@ -27,6 +51,7 @@ export async function sanitizeSvg(bytes: Uint8Array): Promise<Uint8Array> {
     });
     const root = [...fragment.children].find((element) => element.localName === 'svg' && element.namespaceURI === SVG_NS);
     if (!root) throw new LogoError('the SVG logo has no <svg> element left after removing unsafe content');
+    removeExternalReferences(root);
     const xml = new window.XMLSerializer().serializeToString(root);
     // Parse it back as XML: a browser shows an SVG image only when it is well-formed.
     const check = new JSDOM(xml, { contentType: 'image/svg+xml' });

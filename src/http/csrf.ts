@@ -17,6 +17,8 @@ export interface CsrfOptions {
   secure: boolean;
   /** The identifier of the session the request belongs to (the LTI session token); '' when none. */
   sessionIdOf(req: Request): string;
+  /** For pages never framed by an LMS (the admin console): own cookie name, SameSite=Strict. */
+  cookie?: { name: string; sameSite: 'strict' };
 }
 
 /**
@@ -27,8 +29,8 @@ export function createCsrf(options: CsrfOptions): Csrf {
   const { generateCsrfToken, doubleCsrfProtection } = doubleCsrf({
     getSecret: () => options.secret,
     getSessionIdentifier: (req) => createHash('sha256').update(options.sessionIdOf(req)).digest('base64url'),
-    cookieName: options.secure ? '__Host-proctor.csrf' : 'proctor.csrf',
-    cookieOptions: { sameSite: options.secure ? 'none' : 'lax', secure: options.secure, path: '/', httpOnly: true },
+    cookieName: `${options.secure ? '__Host-' : ''}${options.cookie?.name ?? 'proctor.csrf'}`,
+    cookieOptions: { sameSite: options.cookie?.sameSite ?? (options.secure ? 'none' : 'lax'), secure: options.secure, path: '/', httpOnly: true },
     getCsrfTokenFromRequest: (req) => {
       const header = req.get('x-csrf-token');
       if (header) return header;
@@ -44,6 +46,7 @@ export function createCsrf(options: CsrfOptions): Csrf {
           next(
             new AppError(403, 'csrf', 'This form has expired', 'This page has expired. Reload it and try again.', {
               adminMessage: 'The request carried no valid CSRF token for this session.',
+              messageKey: 'common:errors.formExpired',
             }),
           );
           return;

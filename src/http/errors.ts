@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { MessageValues } from '../i18n/index.js';
 
 /**
  * Errors the tool shows to people. `publicMessage` is safe for anyone (students included);
@@ -6,28 +7,42 @@ import { randomUUID } from 'node:crypto';
  * Every error gets an incident id, logged with its cause, so support can find it.
  */
 export class AppError extends Error {
-  readonly incidentId = randomUUID();
+  readonly incidentId: string;
   constructor(
     readonly status: number,
     readonly code: string,
     readonly title: string,
     readonly publicMessage: string,
-    readonly options: { adminMessage?: string; cause?: unknown; retryable?: boolean } = {},
+    readonly options: AppErrorOptions = {},
   ) {
     super(`${code}: ${options.adminMessage ?? publicMessage}`, { cause: options.cause });
     this.name = 'AppError';
+    this.incidentId = options.incidentId ?? randomUUID();
   }
+}
+
+export interface AppErrorOptions {
+  adminMessage?: string;
+  cause?: unknown;
+  retryable?: boolean;
+  /** The incident id a domain error already logged its cause under. */
+  incidentId?: string;
+  /** An ordinary situation (an exam not ready yet), not a failure: the page shows no incident id to quote. */
+  ordinary?: boolean;
+  /**
+   * The title and message in the user's language: `<messageKey>.title` and `<messageKey>.message` of the
+   * catalogs (e.g. `common:errors.examClosed`), with `messageValues` as the message's ICU arguments. Without
+   * it, people see the English `title` and `publicMessage`.
+   */
+  messageKey?: string;
+  messageValues?: MessageValues;
+  /** Safe, structured detail for API clients (e.g. the violations of a rejected settings document). */
+  details?: Record<string, unknown>;
 }
 
 export class NotFoundError extends AppError {
   constructor(what = 'page') {
-    super(404, 'not_found', 'Not found', `This ${what} does not exist.`);
-  }
-}
-
-export class BadRequestError extends AppError {
-  constructor(message: string, adminMessage?: string) {
-    super(400, 'bad_request', 'Something is wrong with this request', message, { adminMessage });
+    super(404, 'not_found', 'Not found', `This ${what} does not exist.`, { messageKey: 'common:errors.notFound', messageValues: { what } });
   }
 }
 
@@ -36,3 +51,34 @@ export class ForbiddenError extends AppError {
     super(403, 'forbidden', 'Not allowed', message, { adminMessage });
   }
 }
+
+/**
+ * The fields one log line gives an error: its code, incident id, the administrator's explanation once, and
+ * the cause's identifying fields (name, code, operation, status, message) without stacks or repeats.
+ */
+export function errorLogFields(error: AppError): Record<string, unknown> {
+  return {
+    incidentId: error.incidentId,
+    code: error.code,
+    status: error.status,
+    adminMessage: error.options.adminMessage,
+    cause: causeFields(error.cause),
+  };
+}
+
+function causeFields(cause: unknown): Record<string, unknown> | undefined {
+  if (!(cause instanceof Error)) return cause === undefined ? undefined : { message: String(cause) };
+  const { code, operation, status, upstreamCode } = cause as Error & Record<string, unknown>;
+  // A proctoring error's message and admin message say the same as the AppError's adminMessage: keep the short one.
+  return { name: cause.name, code, operation, status, upstreamCode, message: cause.message };
+}
+
+const logged = new WeakSet<AppError>();
+
+/** Marks an error whose log line was already written (e.g. as its launch's line): the error handler writes no second one. */
+export function markLogged<E extends AppError>(error: E): E {
+  logged.add(error);
+  return error;
+}
+
+export const isLogged = (error: AppError): boolean => logged.has(error);

@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Queryable } from '../db/types.js';
+import { platformKey } from '../lti/identifiers.js';
 import { brandingSchema, HOSTNAME, proctorSettingsSchema } from '../proctoring/contract.js';
+import { readCache } from '../db/read-cache.js';
 
 /**
  * Browser-extension ids: Chromium's 32 letters a–p, or a Firefox add-on id (a GUID in braces or an
@@ -34,11 +35,6 @@ export type InstitutionSettingsInput = z.input<typeof institutionSettingsSchema>
 
 export const DEFAULT_INSTITUTION_SETTINGS: InstitutionSettings = institutionSettingsSchema.parse({});
 
-/** A short, stable, non-reversible name for a platform in public URLs (logo, extension allowlist). */
-export function platformKey(issuer: string, clientId: string): string {
-  return createHash('sha256').update(JSON.stringify([issuer, clientId]), 'utf8').digest('base64url').slice(0, 22);
-}
-
 export interface InstitutionSettingsStore {
   /** The platform's settings, defaults filled in; the defaults when none were saved. */
   get(issuer: string, clientId: string): Promise<InstitutionSettings>;
@@ -63,19 +59,26 @@ function parseStored(value: unknown): InstitutionSettings {
 }
 
 export function createInstitutionSettingsStore(db: Queryable): InstitutionSettingsStore {
+  const cached = readCache<InstitutionSettings>(db, 'institution-settings');
   async function save(issuer: string, clientId: string, input: InstitutionSettingsInput): Promise<InstitutionSettings> {
     const settings = institutionSettingsSchema.parse(input);
+    cached.clear();
     await db.query(
       `INSERT INTO institution_settings (issuer, client_id, platform_key, settings) VALUES ($1, $2, $3, $4::jsonb)
        ON CONFLICT (issuer, client_id) DO UPDATE SET settings = EXCLUDED.settings, updated_at = now()`,
       [issuer, clientId, platformKey(issuer, clientId), JSON.stringify(settings)],
     );
+    cached.clear();
     return settings;
   }
   const store: InstitutionSettingsStore = {
     async get(issuer, clientId) {
-      const result = await db.query<Row>('SELECT issuer, client_id, settings FROM institution_settings WHERE issuer = $1 AND client_id = $2', [issuer, clientId]);
-      return parseStored(result.rows[0]?.settings);
+      // Every launch reads them: reused for a few seconds (db/read-cache.ts), each caller gets its own copy.
+      const settings = await cached.get(JSON.stringify([issuer, clientId]), async () => {
+        const result = await db.query<Row>('SELECT issuer, client_id, settings FROM institution_settings WHERE issuer = $1 AND client_id = $2', [issuer, clientId]);
+        return parseStored(result.rows[0]?.settings);
+      });
+      return structuredClone(settings);
     },
     async findByKey(key) {
       const result = await db.query<Row>('SELECT issuer, client_id, settings FROM institution_settings WHERE platform_key = $1', [key]);

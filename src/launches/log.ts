@@ -14,6 +14,36 @@ export interface LaunchRecord {
   durationMs: number;
 }
 
+/** The launch_log columns every reader maps the same way. */
+export interface LaunchLogColumns<Outcome extends string = string> {
+  at: Date;
+  issuer: string;
+  context_id: string | null;
+  exam_id: string | null;
+  role: string;
+  endpoint: string | null;
+  outcome: Outcome;
+  error_code: string | null;
+  incident_id: string | null;
+  duration_ms: number;
+}
+
+/** A launch_log row in the tool's terms (absent values undefined, times as dates). */
+export function launchLogEntryOf<Outcome extends string>(row: LaunchLogColumns<Outcome>) {
+  return {
+    at: new Date(row.at),
+    issuer: row.issuer,
+    contextId: row.context_id ?? undefined,
+    examId: row.exam_id ?? undefined,
+    role: row.role,
+    endpoint: row.endpoint ?? undefined,
+    outcome: row.outcome,
+    errorCode: row.error_code ?? undefined,
+    incidentId: row.incident_id ?? undefined,
+    durationMs: row.duration_ms,
+  };
+}
+
 export interface LaunchLog {
   record(entry: LaunchRecord): Promise<void>;
   recentForExam(examId: string, limit: number): Promise<Array<LaunchRecord & { at: Date }>>;
@@ -40,23 +70,11 @@ export function createLaunchLog(db: Queryable): LaunchLog {
       );
     },
     async recentForExam(examId, limit) {
-      const result = await db.query<{
-        at: Date; issuer: string; context_id: string | null; exam_id: string | null; user_id: string; role: string;
-        endpoint: string | null; outcome: LaunchRecord['outcome']; error_code: string | null; incident_id: string | null; duration_ms: number;
-      }>('SELECT * FROM launch_log WHERE exam_id = $1 ORDER BY at DESC LIMIT $2', [examId, limit]);
-      return result.rows.map((row) => ({
-        at: new Date(row.at),
-        issuer: row.issuer,
-        contextId: row.context_id ?? undefined,
-        examId: row.exam_id ?? undefined,
-        userId: row.user_id,
-        role: row.role,
-        endpoint: row.endpoint ?? undefined,
-        outcome: row.outcome,
-        errorCode: row.error_code ?? undefined,
-        incidentId: row.incident_id ?? undefined,
-        durationMs: row.duration_ms,
-      }));
+      const result = await db.query<LaunchLogColumns<LaunchRecord['outcome']> & { user_id: string }>(
+        'SELECT * FROM launch_log WHERE exam_id = $1 ORDER BY at DESC LIMIT $2',
+        [examId, limit],
+      );
+      return result.rows.map((row) => ({ ...launchLogEntryOf(row), userId: row.user_id }));
     },
   };
 }

@@ -1,16 +1,42 @@
 import type { Request, Response } from 'express';
+import { translatorOf } from '../i18n/middleware.js';
 import type { LtiLaunch } from '../lti/claims.js';
+import type { StartPage } from './start-page.js';
+
+const TITLES = { candidate: 'titleCandidate', reviewer: 'titleReviewer', live: 'titleLive', launchpad: 'titleLaunchpad' } as const;
+const BUTTONS = { candidate: 'button', reviewer: 'buttonReviewer', live: 'buttonLive', launchpad: 'buttonLaunchpad' } as const;
 
 /**
- * The proctoring URL always opens at the top level: a launch shown in a frame (Moodle's "Embed",
- * document_target iframe/frame) gets a small page that moves the top window; a window launch gets a 302.
+ * The proctoring URL always opens at the top level. A launch shown in a frame (Moodle's "Embed",
+ * document_target iframe/frame) gets the start page: browsers refuse to move the top window from a framed
+ * page without a click, so the page says what the session will check and record, and its button (a link
+ * with target="_top") moves the top window. A window launch gets a 302.
  */
-export function respondWithProctoringUrl(_req: Request, res: Response, launch: Pick<LtiLaunch, 'documentTarget'>, url: string): void {
-  const framed = launch.documentTarget === 'iframe' || launch.documentTarget === 'frame';
+export function respondWithProctoringUrl(req: Request, res: Response, launch: Pick<LtiLaunch, 'documentTarget'>, url: string, start: StartPage): void {
+  const framed = isFramed(req, launch);
   res.set('Cache-Control', 'no-store');
-  if (framed) {
-    res.status(200).render('launch/top-redirect', { title: 'Opening your proctored session', url });
+  if (!framed) {
+    res.redirect(302, url);
     return;
   }
-  res.redirect(302, url);
+  const { t } = translatorOf(req, res);
+  const practice = start.endpoint === 'candidate' && start.practice;
+  res.status(200).render('launch/start', {
+    title: t(`student:start.${practice ? 'titlePractice' : TITLES[start.endpoint]}`),
+    button: t(`student:start.${practice ? 'buttonPractice' : BUTTONS[start.endpoint]}`),
+    page: start,
+    url,
+  });
+}
+
+/**
+ * Where the browser shows this answer: its Sec-Fetch-Dest when it sends one (a framed launch whose cookie
+ * check reopened it in a new window is at the top level, whatever the LMS asked for), else the launch's
+ * document_target.
+ */
+function isFramed(req: Request, launch: Pick<LtiLaunch, 'documentTarget'>): boolean {
+  const dest = req.get('sec-fetch-dest');
+  if (dest === 'document') return false;
+  if (dest === 'iframe' || dest === 'frame') return true;
+  return launch.documentTarget === 'iframe' || launch.documentTarget === 'frame';
 }

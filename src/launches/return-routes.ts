@@ -2,10 +2,11 @@ import express, { type Router } from 'express';
 import type { AttemptStore } from '../exams/attempts.js';
 import type { ExamStore } from '../exams/store.js';
 import { AppError, NotFoundError } from '../http/errors.js';
-import { examConfigOf } from './fields.js';
+import { redirectOf } from './requests.js';
 import { verifyReturnLink, type ReturnOutcome } from './return-links.js';
+import { isUuid } from '../values.js';
+import { translatorOf } from '../i18n/middleware.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Where the proctoring service sends the candidate after the exam: records the attempt's outcome
@@ -18,21 +19,21 @@ export function createReturnRoutes(deps: { attempts: AttemptStore; exams: Pick<E
   router.get('/return/:attemptId/:outcome', async (req, res) => {
     const { attemptId, outcome } = req.params;
     const sig = typeof req.query.sig === 'string' ? req.query.sig : '';
-    if (!UUID.test(attemptId) || (outcome !== 'submitted' && outcome !== 'ended')) throw new NotFoundError();
+    if (!isUuid(attemptId) || (outcome !== 'submitted' && outcome !== 'ended')) throw new NotFoundError();
     if (!verifyReturnLink(deps.secret, attemptId, outcome as ReturnOutcome, sig)) {
-      throw new AppError(403, 'bad_return_link', 'This link is not valid', 'This return link is not valid. Go back to your course in the LMS.');
+      throw new AppError(403, 'bad_return_link', 'This link is not valid', 'This return link is not valid. Go back to your course in the LMS.', { messageKey: 'common:errors.badReturnLink' });
     }
     const finished = await deps.attempts.finish(attemptId, outcome as ReturnOutcome);
     if (!finished) throw new NotFoundError('attempt');
     res.set('Cache-Control', 'no-store');
-    const config = examConfigOf((await deps.exams.get(finished.attempt.examId))?.settings);
-    const back = config?.redirect === 'message' ? undefined : config?.redirect === 'url' ? config.redirectUrl : finished.returnUrl;
+    const redirect = redirectOf((await deps.exams.get(finished.attempt.examId))?.settings ?? null);
+    const back = redirect.mode === 'message' ? undefined : redirect.mode === 'url' ? redirect.url : finished.returnUrl;
     if (back && /^https?:\/\//i.test(back)) {
       res.redirect(303, back);
       return;
     }
     res.render('launch/returned', {
-      title: outcome === 'submitted' ? 'Exam submitted' : 'Exam session ended',
+      title: translatorOf(req, res).t(outcome === 'submitted' ? 'student:returned.submittedTitle' : 'student:returned.endedTitle'),
       submitted: outcome === 'submitted',
     });
   });

@@ -3,16 +3,21 @@ import type { Csrf } from '../http/csrf.js';
 import type { LtiLaunch } from '../lti/claims.js';
 import type { LtiAdapter } from '../lti/provider.js';
 import { respondWithProctoringUrl } from './respond.js';
+import { translatorOf } from '../i18n/middleware.js';
 import { isStaff, type HubAction, type HubView, type LaunchOutcome, type LaunchService, type LaunchSession } from './service.js';
-import { ATTEMPT_OUTCOME_LABELS, LAUNCH_OUTCOME_LABELS, shortId } from './summary.js';
+import { LAUNCH_OUTCOMES, shortId } from './summary.js';
+import { isTimeZone } from '../exams/availability.js';
+import { resultsCsv } from '../webhooks/csv.js';
+import { MIN_SUSPICION_CHOICES, resultsQueryOf } from '../webhooks/results.js';
 
-/** Paths under /lti (the session router), with the ltik carried as `?ltik=` or hidden field `ltik`. */
+/** Paths under /lti (the session router). Pages are POSTed the session token as the hidden field `ltik`: never in a URL. */
 export const LAUNCH_PATHS = {
   hub: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}`,
   review: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/review`,
   live: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/live`,
   settings: (examId: string) => `/lti/exams/${encodeURIComponent(examId)}/settings`,
   startFromList: (examId: string) => `/lti/course/exams/${encodeURIComponent(examId)}/start`,
+  attemptsCsv: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/attempts.csv`,
 } as const;
 
 export interface LaunchRoutesDeps {
@@ -21,12 +26,19 @@ export interface LaunchRoutesDeps {
   csrf: Csrf;
 }
 
-const withLtik = (path: string, ltik: string) => `${path}?ltik=${encodeURIComponent(ltik)}`;
+/**
+ * The time zone of the hub's dates: the user's, when the LMS sends it as the custom parameter `timezone`
+ * (Canvas and Moodle substitute `$Person.address.timezone`; see docs/i18n.md), else UTC.
+ */
+export function timeZoneOf(launch: Pick<LtiLaunch, 'custom'>): string {
+  const zone = launch.custom.timezone?.trim();
+  return zone && isTimeZone(zone) ? zone : 'UTC';
+}
 
-const formatTime = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-
-function renderHub(req: Request, res: Response, deps: LaunchRoutesDeps, hub: HubView): void {
+function renderHub(req: Request, res: Response, deps: LaunchRoutesDeps, hub: HubView, launch: LtiLaunch): void {
   const ltik = deps.lti.ltikOf(res);
+  const i18n = translatorOf(req, res);
+  const timeZone = timeZoneOf(launch);
   const examId = hub.exam.id;
   res.set('Cache-Control', 'no-store');
   res.render('hub/hub', {
@@ -35,40 +47,64 @@ function renderHub(req: Request, res: Response, deps: LaunchRoutesDeps, hub: Hub
     ltik,
     csrfToken: deps.csrf.tokenFor(req, res),
     urls: {
-      settings: withLtik(LAUNCH_PATHS.settings(examId), ltik),
+      settings: LAUNCH_PATHS.settings(examId),
       review: LAUNCH_PATHS.review(examId),
       live: LAUNCH_PATHS.live(examId),
+      hub: LAUNCH_PATHS.hub(examId),
+      csv: LAUNCH_PATHS.attemptsCsv(examId),
     },
-    formatTime,
+    minSuspicionChoices: MIN_SUSPICION_CHOICES,
+    formatTime: (date: Date) => i18n.formatDateTime(date, { timeZone, dateStyle: 'medium', timeStyle: 'short' }),
+    timeZone,
     shortId,
-    attemptLabels: ATTEMPT_OUTCOME_LABELS,
-    launchLabels: LAUNCH_OUTCOME_LABELS,
+    launchOutcomes: LAUNCH_OUTCOMES,
   });
 }
 
-async function respond(req: Request, res: Response, deps: LaunchRoutesDeps, session: LaunchSession, outcome: LaunchOutcome): Promise<void> {
+async function respond(req: Request, res: Response, deps: LaunchRoutesDeps, session: LaunchSession, outcome: LaunchOutcome, atLaunch = false): Promise<void> {
   switch (outcome.kind) {
     case 'redirect':
-      respondWithProctoringUrl(req, res, session.launch, outcome.url);
+      respondWithProctoringUrl(req, res, session.launch, outcome.url, outcome.start);
       return;
     case 'settings':
-      res.set('Cache-Control', 'no-store');
-      res.redirect(303, withLtik(LAUNCH_PATHS.settings(outcome.examId), deps.lti.ltikOf(res)));
+      continueTo(res, LAUNCH_PATHS.settings(outcome.examId), deps.lti.ltikOf(res), translatorOf(req, res).t('student:continue.settingsTitle'));
       return;
     case 'hub':
-      renderHub(req, res, deps, outcome.hub);
+      if (atLaunch) continueTo(res, LAUNCH_PATHS.hub(outcome.hub.exam.id), deps.lti.ltikOf(res), outcome.hub.exam.title);
+      else renderHub(req, res, deps, outcome.hub, session.launch);
       return;
+    case 'unavailable': {
+      // An ordinary page, not an error: 403 (the exam may not be started now), no incident id.
+      const i18n = translatorOf(req, res);
+      const when = i18n.formatDateTime(outcome.at, { timeZone: outcome.timeZone, weekday: 'long' });
+      const notYet = outcome.availability === 'not-yet-open';
+      res.set('Cache-Control', 'no-store').status(403).render('launch/unavailable', {
+        title: i18n.t(notYet ? 'student:unavailable.notYetOpenTitle' : 'student:unavailable.closedTitle'),
+        examTitle: outcome.examTitle,
+        message: i18n.t(notYet ? 'student:unavailable.opens' : 'student:unavailable.closed', { when, timeZone: outcome.timeZone }),
+        availability: outcome.availability,
+      });
+      return;
+    }
     case 'exam-list': {
-      const ltik = deps.lti.ltikOf(res);
       res.set('Cache-Control', 'no-store');
       res.render('hub/exam-list', {
-        title: 'Proctored exams',
+        title: translatorOf(req, res).t('hub:examList.title'),
         list: outcome.list,
-        startUrl: (examId: string) => withLtik(LAUNCH_PATHS.startFromList(examId), ltik),
+        ltik: deps.lti.ltikOf(res),
+        startUrl: (examId: string) => LAUNCH_PATHS.startFromList(examId),
       });
       return;
     }
   }
+}
+
+/**
+ * The launch (the id_token POST) hands staff on to their page by posting the session token to it: that page
+ * can then be reloaded (the id_token cannot be posted twice), and the token stays out of every URL.
+ */
+function continueTo(res: Response, action: string, ltik: string, title: string): void {
+  res.set('Cache-Control', 'no-store').render('launch/continue', { title, action, ltik });
 }
 
 /** Staff see the cause of an error (the error handler shows `adminMessage` only when this is set). */
@@ -81,11 +117,11 @@ async function asSession<T>(res: Response, session: LaunchSession, work: () => P
   }
 }
 
-/** The LTI launch (ltijs's onConnect): decide, run, answer. A GET of the same URL with the ltik retries it without the LMS. */
+/** The LTI launch (ltijs's onConnect): decide, run, answer. A POST of the session token to the same URL retries it without the LMS. */
 export function createLaunchHandler(deps: LaunchRoutesDeps) {
   return async (launch: LtiLaunch, req: Request, res: Response): Promise<void> => {
     const session = await deps.service.session(launch);
-    await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.launch(session)));
+    await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.launch(session), true));
   };
 }
 
@@ -97,21 +133,35 @@ export function createLaunchRoutes(deps: LaunchRoutesDeps): Router {
     return deps.service.session(await deps.lti.launchOf(res));
   }
 
-  router.get('/hub/:examId', async (req, res) => {
+  const fieldsOf = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
+
+  router.post('/hub/:examId', async (req, res) => {
     const session = await sessionOf(res);
-    const hub = await asSession(res, session, () => deps.service.hub(session, req.params.examId));
-    renderHub(req, res, deps, hub);
+    const hub = await asSession(res, session, () => deps.service.hub(session, String(req.params.examId), resultsQueryOf(fieldsOf(req))));
+    renderHub(req, res, deps, hub, session.launch);
+  });
+
+  // The exam's attempts with names, outcome, suspicion and flags, for a spreadsheet.
+  router.post('/hub/:examId/attempts.csv', async (req, res) => {
+    const session = await sessionOf(res);
+    const { exam, results } = await asSession(res, session, () => deps.service.examResults(session, req.params.examId));
+    const slug = exam.title.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60).toLowerCase() || 'exam';
+    res.set('Cache-Control', 'no-store');
+    res.attachment(`${slug}-attempts.csv`);
+    res.type('text/csv; charset=utf-8').send(resultsCsv(results.rows));
   });
 
   for (const action of ['review', 'live'] as const satisfies readonly HubAction[]) {
     router.post(`/hub/:examId/${action}`, deps.csrf.protect, async (req, res) => {
+      const csrfToken = fieldsOf(req)._csrf;
+      if (typeof csrfToken === 'string') res.locals.retryFields = { ...(res.locals.retryFields as Record<string, string>), _csrf: csrfToken };
       const session = await sessionOf(res);
       await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.hubAction(session, String(req.params.examId), action)));
     });
   }
 
-  // A link of the course-level exam list: a GET, so that the error page's "Try again" can repeat it.
-  router.get('/course/exams/:examId/start', async (req, res) => {
+  // A button of the course-level exam list (the error page's "Try again" posts the session token again).
+  router.post('/course/exams/:examId/start', async (req, res) => {
     const session = await sessionOf(res);
     await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.startFromList(session, req.params.examId)));
   });

@@ -1,31 +1,24 @@
 import type { Attempt, AttemptStore } from '../exams/attempts.js';
-import type { Exam, ExamKey, ExamStore } from '../exams/store.js';
+import { isExamOfCourse, isSetUp, type Exam, type ExamKey, type ExamStore } from '../exams/store.js';
 import type { HostedLinks } from '../hosted/links.js';
 import { AppError, NotFoundError } from '../http/errors.js';
-import { platformKey, type InstitutionSettings, type InstitutionSettingsStore } from '../institution/settings.js';
+import type { InstitutionSettings, InstitutionSettingsStore } from '../institution/settings.js';
 import type { LtiLaunch } from '../lti/claims.js';
-import { deriveExamTag, deriveSectionId, deriveUserId } from '../lti/identifiers.js';
+import { deriveUserId } from '../lti/identifiers.js';
 import { decideLaunchTarget, type LaunchTarget, type RoleDecision } from '../lti/roles.js';
 import { decideRoles } from '../institution/role-policy.js';
 import type { Logger } from '../logger.js';
 import type { ProctoringClient } from '../proctoring/client.js';
-import { EXAM_SETTINGS_OFF } from '../proctoring/contract.js';
-import { ProctoringError, ProctoringRequestInvalid } from '../proctoring/errors.js';
-import {
-  candidateRequest,
-  displayNameFor,
-  examConfigOf,
-  expireFor,
-  launchpadRequest,
-  linkTtlSeconds,
-  liveRequest,
-  reviewerRequest,
-  type ExamConfig,
-  type LaunchIds,
-} from './fields.js';
 import type { LaunchLog, LaunchRecord } from './log.js';
-import { returnLink } from './return-links.js';
-import { settingsSummary, type SummaryRow } from './summary.js';
+import type { SummaryRow } from './summary.js';
+import { isUuid } from '../values.js';
+import { DEFAULT_RESULTS_QUERY, type ExamResults, type ResultsQuery } from '../webhooks/results.js';
+import { createProctoringUrls } from './proctoring-urls.js';
+import { createLaunchRecorder } from './recorder.js';
+import { createLaunchViews } from './views.js';
+import { displayNameFor } from './requests.js';
+import { candidateStart, type StartPage } from './start-page.js';
+import { availabilityAt } from '../exams/availability.js';
 
 /** The Launch API operations launches use: the typed, validating proctoring client. */
 export type ProctoringLaunches = Pick<ProctoringClient, 'candidateLaunch' | 'reviewerLaunch' | 'liveLaunch' | 'launchpad'>;
@@ -35,6 +28,13 @@ export interface LaunchServiceDeps {
   attempts: AttemptStore;
   log: LaunchLog;
   proctoring: ProctoringLaunches;
+  /** The client of the proctoring account a platform uses; without it every launch uses `proctoring`. */
+  proctoringFor?: (platform: { issuer: string; clientId: string }) => Promise<ProctoringLaunches>;
+  /**
+   * The account a platform uses (`default` or its own) with its client. A candidate launch records the account
+   * on its attempt: suspicion results are matched to an attempt only from that account's subscriptions.
+   */
+  proctoringAccountFor?: (platform: { issuer: string; clientId: string }) => Promise<{ accountRef: string; client: ProctoringLaunches }>;
   institutions: Pick<InstitutionSettingsStore, 'get'>;
   hostedLinks: Pick<HostedLinks, 'rosterUrl' | 'examRosterUrl' | 'logoUrl' | 'extensionAllowlistUrl'>;
   /**
@@ -47,10 +47,17 @@ export interface LaunchServiceDeps {
    * settings). Default: `exams.ensure`.
    */
   resolveExam?: (key: ExamKey, title: string, customExamId: string | undefined) => Promise<Exam>;
+  /**
+   * The exam's attempts with their suspicion results and the candidates' names (webhooks). Without it
+   * the hub lists recent attempts under pseudonymous ids only.
+   */
+  examResults?: (exam: Exam, query: ResultsQuery) => Promise<ExamResults>;
   /** Per-installation secret behind the pseudonymous ids and the signed return links. */
   pseudonymSecret: string;
   /** Base URL of the tool (no trailing slash), for return links. */
   baseUrl: string;
+  /** The clock availability windows are read by; default: the system clock. */
+  now?: () => Date;
   logger: Logger;
 }
 
@@ -78,23 +85,26 @@ export interface HubView {
   /** The "roles received" panel: the raw role URIs and the decision. */
   roles: { received: string[]; matched: string[]; reason: string; placement?: string };
   attempts: Attempt[];
+  /** Results and names, for roles that may review (undefined otherwise, or without the webhooks feature). */
+  results?: ExamResults;
   launches: Array<LaunchRecord & { at: Date }>;
 }
 
 export interface ExamListView {
   courseTitle?: string;
-  exams: Array<{ id: string; title: string; available: boolean; note?: string }>;
+  /** Why an exam cannot be started (`hub:examList.<note>` in the catalogs). */
+  exams: Array<{ id: string; title: string; available: boolean; note?: 'notSetUp' | 'notReady' | 'closed' }>;
 }
 
 export type LaunchOutcome =
-  | { kind: 'redirect'; url: string }
+  | { kind: 'redirect'; url: string; start: StartPage }
   | { kind: 'settings'; examId: string }
   | { kind: 'hub'; hub: HubView }
-  | { kind: 'exam-list'; list: ExamListView };
+  | { kind: 'exam-list'; list: ExamListView }
+  /** A student's launch outside the exam's availability window: an ordinary page saying when. */
+  | { kind: 'unavailable'; availability: 'not-yet-open' | 'closed'; at: Date; timeZone: string; examTitle: string };
 
 export type HubAction = 'review' | 'live';
-
-const RECENT = 20;
 
 /** Staff see causes (admin messages, the roles panel); candidates and others see friendly pages only. */
 export function isStaff(decision: Pick<RoleDecision, 'kind'>): boolean {
@@ -115,208 +125,80 @@ export function notConfiguredError(): AppError {
     'exam_not_configured',
     'This exam is not ready yet',
     'Your instructor has not set up this exam yet. Please try again later or contact your instructor.',
+    { ordinary: true, messageKey: 'common:errors.examNotConfigured' },
   );
 }
 
-/** A failure of the proctoring client as a page: friendly for students, the cause for staff. */
-export function upstreamError(error: ProctoringError): AppError {
-  if (error instanceof ProctoringRequestInvalid) {
-    // The contract refused the request before sending: a configuration problem, not a passing fault.
-    return new AppError(
-      422,
-      'exam_settings_invalid',
-      "This exam's settings need attention",
-      'This proctored exam cannot start because of a problem with its settings. Please tell your instructor; nothing has been lost.',
-      { adminMessage: error.adminMessage, cause: error },
-    );
-  }
-  const timeout = error.code === 'timeout';
-  return new AppError(
-    timeout ? 504 : 502,
-    `upstream_${error.code}`,
-    timeout ? 'The proctoring service did not answer in time' : 'The proctoring service could not be reached',
-    'Your proctored session could not be started just now. Nothing is lost: try again in a moment.',
-    { adminMessage: error.adminMessage, cause: error, retryable: true },
-  );
+/** A copied exam whose quiz address an instructor has not yet confirmed: the same ordinary page for students. */
+export function quizAddressUncheckedError(): AppError {
+  return new AppError(409, 'exam_not_ready', 'This exam is not ready yet', 'Your instructor is still setting up this exam for your course. Please try again later or contact your instructor.', {
+    ordinary: true,
+    messageKey: 'common:errors.examNotReady',
+    adminMessage: 'This exam was copied from another course and still has that course\'s quiz address: confirm or replace it in the exam settings.',
+  });
 }
 
-function forbidden(reason: string, publicMessage = 'Your role in this course does not allow this.'): AppError {
-  return new AppError(403, 'role_not_allowed', 'Not allowed', publicMessage, { adminMessage: reason });
+/** A refusal for the launch's role; a specific message names its translation (`messageKey`) or stays English. */
+function forbidden(reason: string, publicMessage?: string, messageKey?: string): AppError {
+  if (publicMessage === undefined) return new AppError(403, 'role_not_allowed', 'Not allowed', 'Your role in this course does not allow this.', { adminMessage: reason, messageKey: 'common:errors.notAllowed' });
+  return new AppError(403, 'role_not_allowed', 'Not allowed', publicMessage, { adminMessage: reason, messageKey });
+}
+
+export function noCourseError(): AppError {
+  return new AppError(400, 'no_course', 'Open this from your course', 'Open the proctored exam from its link in your course.', { messageKey: 'common:errors.noCourse' });
+}
+
+/** Outside its window an exam that is otherwise ready says when it opens or when it closed; no attempt starts. */
+function unavailableOutcome(exam: Exam, now: Date): LaunchOutcome | undefined {
+  if (!exam.settings || exam.status !== 'open' || exam.quizAddressCheck) return undefined;
+  const availability = availabilityAt(exam, now);
+  const at = availability === 'not-yet-open' ? exam.opensAt : availability === 'closed' ? exam.closesAt : undefined;
+  return availability !== 'open' && at ? { kind: 'unavailable', availability, at, timeZone: exam.timeZone ?? 'UTC', examTitle: exam.title } : undefined;
 }
 
 export function createLaunchService(deps: LaunchServiceDeps) {
   // Title '' means "the LMS sent none": resolvers keep an existing title then.
   const resolveExam = deps.resolveExam ?? ((key: ExamKey, title: string) => deps.exams.ensure(key, title || 'Proctored exam'));
+  const urls = createProctoringUrls(deps);
+  const views = createLaunchViews(deps);
+  const recorded = createLaunchRecorder(deps);
+
+  /** The redirect to a candidate session, with what its start page says (the exam is set up once its URL exists). */
+  async function candidateRedirect(session: LaunchSession, exam: Exam | undefined): Promise<LaunchOutcome> {
+    const unavailable = exam && unavailableOutcome(exam, (deps.now ?? (() => new Date()))());
+    if (unavailable) return unavailable;
+    const url = await urls.candidate(session, exam);
+    const { launch } = session;
+    if (!exam?.settings) throw notConfiguredError();
+    const start = candidateStart({
+      examTitle: exam.title,
+      courseTitle: launch.context?.title,
+      practice: exam.practice,
+      settings: exam.settings,
+      displayName: displayNameFor(launch),
+      returnUrl: launch.returnUrl,
+    });
+    return { kind: 'redirect', url, start };
+  }
+
+  const staffStart = (session: LaunchSession, endpoint: 'reviewer' | 'live' | 'launchpad', exam?: Exam): StartPage => ({
+    endpoint,
+    examTitle: exam?.title,
+    courseTitle: session.launch.context?.title,
+  });
 
   function examKeyOf(launch: LtiLaunch): ExamKey | undefined {
     if (!launch.context || !launch.resourceLink) return undefined;
     return { issuer: launch.issuer, clientId: launch.clientId, deploymentId: launch.deploymentId, contextId: launch.context.id, resourceLinkId: launch.resourceLink.id };
   }
 
-  function idsFor(session: LaunchSession, exam: Exam): LaunchIds {
-    return {
-      userId: session.userId,
-      examTag: deriveExamTag(deps.pseudonymSecret, exam.issuer, exam.deploymentId, exam.resourceLinkId),
-      sectionId: deriveSectionId(deps.pseudonymSecret, exam.issuer, exam.deploymentId, exam.contextId),
-    };
-  }
-
-  async function logoUrlFor(session: LaunchSession): Promise<string | undefined> {
-    const key = platformKey(session.launch.issuer, session.launch.clientId);
-    const has = deps.hasLogo
-      ? await deps.hasLogo(key)
-      : Boolean(session.institution.branding.primary_color || session.institution.branding.secondary_color);
-    return has ? deps.hostedLinks.logoUrl(key) : undefined;
-  }
-
-  /** The session's user may act on this exam only within the same platform, deployment and course. */
-  function sameCourse(session: LaunchSession, exam: Exam): boolean {
-    const { launch } = session;
-    return exam.issuer === launch.issuer && exam.clientId === launch.clientId && exam.deploymentId === launch.deploymentId && exam.contextId === launch.context?.id;
-  }
-
   async function examOfCourse(session: LaunchSession, examId: string): Promise<Exam> {
-    const exam = /^[0-9a-f-]{36}$/i.test(examId) ? await deps.exams.get(examId) : undefined;
+    const exam = isUuid(examId) ? await deps.exams.get(examId) : undefined;
     if (!exam) throw new NotFoundError('exam');
-    if (!sameCourse(session, exam)) {
-      throw forbidden('This exam belongs to another course (or platform, or deployment) than the launch of this session.', 'This exam belongs to another course. Open it from its own course.');
+    if (!isExamOfCourse(exam, session.launch)) {
+      throw forbidden('This exam belongs to another course (or platform, or deployment) than the launch of this session.', 'This exam belongs to another course. Open it from its own course.', 'common:errors.otherCourse');
     }
     return exam;
-  }
-
-  async function candidate(session: LaunchSession, exam: Exam | undefined): Promise<string> {
-    const config = examConfigOf(exam?.settings);
-    if (!exam || !config) throw notConfiguredError();
-    if (exam.status === 'closed') {
-      throw new AppError(409, 'exam_closed', 'This exam is closed', 'This proctored exam is not open for students at the moment. Contact your instructor if you expected it to be open.');
-    }
-    const { launch, decision } = session;
-    const attempt = await deps.attempts.startOrResume({ examId: exam.id, userId: session.userId, isTest: isTestLaunch(launch, decision), returnUrl: launch.returnUrl });
-    const ids = idsFor(session, exam);
-    const key = platformKey(launch.issuer, launch.clientId);
-    const request = candidateRequest({
-      exam: config,
-      ids,
-      institution: session.institution,
-      attemptId: attempt.id,
-      returnLinks: {
-        graceful: returnLink(deps.baseUrl, deps.pseudonymSecret, attempt.id, 'submitted'),
-        ungraceful: returnLink(deps.baseUrl, deps.pseudonymSecret, attempt.id, 'ended'),
-      },
-      rosterUrl: await deps.hostedLinks.rosterUrl(ids.sectionId, linkTtlSeconds('candidate', expireFor('candidate', config.expire))),
-      logoUrl: await logoUrlFor(session),
-      extensionAllowlistUrl: deps.hostedLinks.extensionAllowlistUrl(key),
-      displayName: displayNameFor(launch),
-    });
-    return (await deps.proctoring.candidateLaunch(request)).url;
-  }
-
-  async function reviewer(session: LaunchSession, exam: Exam): Promise<string> {
-    const config = examConfigOf(exam.settings);
-    const ids = idsFor(session, exam);
-    const request = reviewerRequest({
-      exam: config,
-      ids,
-      institution: session.institution,
-      rosterUrl: await deps.hostedLinks.rosterUrl(ids.sectionId, linkTtlSeconds('staff', expireFor('staff', config?.expire))),
-      logoUrl: await logoUrlFor(session),
-      fallbackExamSettings: EXAM_SETTINGS_OFF,
-    });
-    return (await deps.proctoring.reviewerLaunch(request)).url;
-  }
-
-  async function live(session: LaunchSession, exam: Exam): Promise<string> {
-    const config = examConfigOf(exam.settings);
-    const ids = idsFor(session, exam);
-    const request = liveRequest({
-      exam: config,
-      examName: exam.title,
-      ids,
-      institution: session.institution,
-      rosterUrl: await deps.hostedLinks.rosterUrl(ids.sectionId, linkTtlSeconds('staff', expireFor('staff', config?.expire))),
-    });
-    return (await deps.proctoring.liveLaunch(request)).url;
-  }
-
-  async function launchpad(session: LaunchSession): Promise<string> {
-    const { launch } = session;
-    if (!launch.context) throw noCourse();
-    const sectionId = deriveSectionId(deps.pseudonymSecret, launch.issuer, launch.deploymentId, launch.context.id);
-    const ttl = linkTtlSeconds('staff', undefined);
-    const request = launchpadRequest({
-      userId: session.userId,
-      institution: session.institution,
-      examRosterUrl: await deps.hostedLinks.examRosterUrl(sectionId, ttl),
-      rosterUrl: await deps.hostedLinks.rosterUrl(sectionId, ttl),
-    });
-    return (await deps.proctoring.launchpad(request)).url;
-  }
-
-  async function hubView(session: LaunchSession, exam: Exam): Promise<HubView> {
-    const config = examConfigOf(exam.settings);
-    const { decision, launch } = session;
-    const [attempts, launches] = await Promise.all([deps.attempts.recent(exam.id, RECENT), deps.log.recentForExam(exam.id, RECENT)]);
-    return {
-      exam,
-      configured: config !== undefined,
-      summary: config ? settingsSummary(config) : [],
-      canEditSettings: decision.canEditSettings,
-      canReview: decision.canReview,
-      canProctor: decision.canProctor,
-      isAdmin: decision.isAdmin,
-      roles: { received: [...launch.roles], matched: decision.matched, reason: decision.reason, placement: launch.placement },
-      attempts,
-      launches,
-    };
-  }
-
-  async function examList(session: LaunchSession): Promise<ExamListView> {
-    const { launch } = session;
-    if (!launch.context) throw noCourse();
-    const exams = await deps.exams.listByContext(launch.issuer, launch.clientId, launch.deploymentId, launch.context.id);
-    return {
-      courseTitle: launch.context.title,
-      exams: exams.map((exam) => {
-        const configured = examConfigOf(exam.settings) !== undefined;
-        const available = configured && exam.status === 'open';
-        return { id: exam.id, title: exam.title, available, note: available ? undefined : configured ? 'Closed' : 'Not set up yet' };
-      }),
-    };
-  }
-
-  /** Runs one launch step and records it, whatever happens: who (pseudonymous), exam, role, endpoint, outcome, duration. */
-  async function recorded<T extends LaunchOutcome>(
-    session: LaunchSession,
-    trace: { endpoint?: LaunchEndpoint; examId?: string },
-    work: (trace: { endpoint?: LaunchEndpoint; examId?: string }) => Promise<T>,
-  ): Promise<T> {
-    const started = performance.now();
-    const base = { issuer: session.launch.issuer, contextId: session.launch.context?.id, userId: session.userId, role: session.decision.kind };
-    try {
-      const outcome = await work(trace);
-      await deps.log
-        .record({ ...base, examId: trace.examId, endpoint: trace.endpoint, outcome: outcome.kind === 'redirect' ? 'redirected' : 'shown', durationMs: performance.now() - started })
-        .catch((error: unknown) => deps.logger.error({ err: error }, 'could not record launch'));
-      return outcome;
-    } catch (error) {
-      const appError = error instanceof ProctoringError ? upstreamError(error) : error;
-      await deps.log
-        .record({
-          ...base,
-          examId: trace.examId,
-          endpoint: trace.endpoint,
-          outcome: error instanceof ProctoringError ? 'upstream_error' : 'refused',
-          errorCode: appError instanceof AppError ? appError.code : 'internal',
-          incidentId: appError instanceof AppError ? appError.incidentId : undefined,
-          durationMs: performance.now() - started,
-        })
-        .catch((logError: unknown) => deps.logger.error({ err: logError }, 'could not record launch'));
-      throw appError;
-    }
-  }
-
-  function noCourse(): AppError {
-    return new AppError(400, 'no_course', 'Open this from your course', 'Open the proctored exam from its link in your course.');
   }
 
   return {
@@ -335,6 +217,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
         // Deep linking has its own handler (the content picker); it must never start an exam.
         throw new AppError(400, 'not_a_resource_link', 'Wrong kind of launch', 'This link cannot open a proctored exam. Open the exam from its link in your course.', {
           adminMessage: `A ${launch.messageType} reached the exam launch handler.`,
+          messageKey: 'common:errors.wrongLaunch',
         });
       }
       return recorded(session, {}, async (trace) => {
@@ -343,45 +226,54 @@ export function createLaunchService(deps: LaunchServiceDeps) {
             throw forbidden(decision.reason, 'Your role in this course does not allow opening this proctored exam.');
           case 'launchpad':
             trace.endpoint = 'launchpad';
-            return { kind: 'redirect', url: await launchpad(session) };
+            return { kind: 'redirect', url: await urls.launchpad(session), start: staffStart(session, 'launchpad') };
           case 'student-exam-list':
             trace.endpoint = 'exam-list';
-            return { kind: 'exam-list', list: await examList(session) };
+            return { kind: 'exam-list', list: await views.examList(session) };
           default:
             break;
         }
         const key = examKeyOf(launch);
-        if (!key) throw noCourse();
+        if (!key) throw noCourseError();
         if (session.target === 'candidate-launch') {
           trace.endpoint = 'candidate';
           let exam = await deps.exams.find(key);
           // A student may be the first to open a link created by deep linking or copied with its course:
           // the link's proctor_exam_id names the exam whose settings it takes over.
           const customExamId = launch.custom.proctor_exam_id;
-          if (customExamId && examConfigOf(exam?.settings) === undefined) exam = await resolveExam(key, launch.resourceLink?.title ?? '', customExamId);
+          if (customExamId && (!exam || !isSetUp(exam))) exam = await resolveExam(key, launch.resourceLink?.title ?? '', customExamId);
           trace.examId = exam?.id;
-          return { kind: 'redirect', url: await candidate(session, exam) };
+          return candidateRedirect(session, exam);
         }
         const exam = await resolveExam(key, launch.resourceLink?.title ?? '', launch.custom.proctor_exam_id);
         trace.examId = exam.id;
         if (session.target === 'live-launch') {
           trace.endpoint = 'live';
-          return { kind: 'redirect', url: await live(session, exam) };
+          return { kind: 'redirect', url: await urls.live(session, exam), start: staffStart(session, 'live', exam) };
         }
         // instructor-hub: a first launch of an exam not set up yet goes straight to its settings.
-        if (decision.canEditSettings && examConfigOf(exam.settings) === undefined) {
+        if (decision.canEditSettings && !isSetUp(exam)) {
           trace.endpoint = 'settings';
           return { kind: 'settings', examId: exam.id };
         }
         trace.endpoint = 'hub';
-        return { kind: 'hub', hub: await hubView(session, exam) };
+        return { kind: 'hub', hub: await views.hub(session, exam) };
       });
     },
 
     /** The hub page again (e.g. back from the settings view). */
-    async hub(session: LaunchSession, examId: string): Promise<HubView> {
+    async hub(session: LaunchSession, examId: string, query?: ResultsQuery): Promise<HubView> {
       if (session.decision.kind !== 'instructor') throw forbidden(session.decision.reason, 'Only the course\'s instructors can open this page.');
-      return hubView(session, await examOfCourse(session, examId));
+      return views.hub(session, await examOfCourse(session, examId), query);
+    },
+
+    /** Every attempt of the exam with results and names (the hub's CSV export), for roles that may review. */
+    async examResults(session: LaunchSession, examId: string): Promise<{ exam: Exam; results: ExamResults }> {
+      const { decision } = session;
+      if (decision.kind !== 'instructor' || !decision.canReview) throw forbidden(decision.reason, 'Your role in this course does not allow seeing exam results.');
+      const exam = await examOfCourse(session, examId);
+      if (!deps.examResults) throw new NotFoundError('export');
+      return { exam, results: await deps.examResults(exam, DEFAULT_RESULTS_QUERY) };
     },
 
     /** "Open review center" and "Monitor live" on the hub. */
@@ -397,7 +289,9 @@ export function createLaunchService(deps: LaunchServiceDeps) {
         }
         const exam = await examOfCourse(session, examId);
         trace.examId = exam.id;
-        return { kind: 'redirect', url: action === 'review' ? await reviewer(session, exam) : await live(session, exam) };
+        return action === 'review'
+          ? { kind: 'redirect', url: await urls.reviewer(session, exam), start: staffStart(session, 'reviewer', exam) }
+          : { kind: 'redirect', url: await urls.live(session, exam), start: staffStart(session, 'live', exam) };
       });
     },
 
@@ -407,11 +301,10 @@ export function createLaunchService(deps: LaunchServiceDeps) {
         if (session.decision.kind !== 'candidate') throw forbidden(session.decision.reason, 'Only students open exams from this list.');
         const exam = await examOfCourse(session, examId);
         trace.examId = exam.id;
-        return { kind: 'redirect', url: await candidate(session, exam) };
+        return candidateRedirect(session, exam);
       });
     },
   };
 }
 
 export type LaunchService = ReturnType<typeof createLaunchService>;
-export type { ExamConfig };

@@ -1,7 +1,9 @@
 // Read-only descriptions for the hub: the exam's settings in an instructor's words, and attempt outcomes.
 import { CHOICE_LABELS, fieldLabel } from '../proctoring/labels.js';
-import type { AttemptStatus } from '../exams/attempts.js';
-import type { ExamConfig } from './fields.js';
+import { BREAK_DURATION_UNIT } from '../proctoring/exam-settings.js';
+import type { ExamSettingsDocument } from '../exams/settings/document.js';
+import type { InvalidSettings } from '../exams/store.js';
+import { redirectOf } from './requests.js';
 
 export interface SummaryRow {
   label: string;
@@ -17,14 +19,14 @@ function describe(path: string, value: unknown): string {
 }
 
 /** The exam's settings as label/value rows; exam_settings members that are off are left out, to keep it short. */
-export function settingsSummary(config: ExamConfig): SummaryRow[] {
+export function settingsSummary(config: ExamSettingsDocument): SummaryRow[] {
   const rows: SummaryRow[] = [
     { label: fieldLabel('launch_url'), value: config.launch_url },
     { label: fieldLabel('exam_start'), value: config.exam_start },
     { label: fieldLabel('exam_take'), value: config.exam_take },
     { label: fieldLabel('exam_end'), value: config.exam_end },
   ];
-  const on = Object.entries(config.exam_settings as Record<string, unknown>).filter(
+  const on = Object.entries(config.exam_settings).filter(
     ([, value]) => value !== false && value !== 0 && !(Array.isArray(value) && value.length === 0),
   );
   for (const [member, value] of on) {
@@ -32,28 +34,26 @@ export function settingsSummary(config: ExamConfig): SummaryRow[] {
   }
   if (on.length === 0) rows.push({ label: 'Exam settings', value: 'Every proctoring option is off' });
   if (config.break_settings) {
-    rows.push({ label: 'Breaks', value: `${config.break_settings.number} × ${config.break_settings.duration}` });
+    const { number, duration } = config.break_settings;
+    rows.push({ label: fieldLabel('break_settings'), value: `${number} × ${duration} ${BREAK_DURATION_UNIT}` });
   }
   if (config.expire !== undefined) rows.push({ label: fieldLabel('expire'), value: String(config.expire) });
+  const redirect = redirectOf(config);
   rows.push({
     label: 'After the exam',
-    value: config.redirect === 'message' ? 'A "you may close this window" page' : config.redirect === 'url' ? (config.redirectUrl ?? 'A web address') : 'Back to the course',
+    value: redirect.mode === 'message' ? 'A "you may close this window" page' : redirect.mode === 'url' ? (redirect.url ?? 'A web address') : 'Back to the course',
   });
   return rows;
 }
 
-export const ATTEMPT_OUTCOME_LABELS: Readonly<Record<AttemptStatus, string>> = {
-  started: 'In progress',
-  submitted: 'Submitted',
-  ended: 'Ended without submitting',
-};
+/** A stored document that no longer passes: what needs the instructor's attention. */
+export function invalidSettingsSummary(invalid: InvalidSettings | undefined): SummaryRow[] {
+  if (!invalid) return [];
+  return [{ label: 'Exam settings', value: `Need attention before students can start: ${invalid.violations.map((v) => v.message).join(' ')}` }];
+}
 
-export const LAUNCH_OUTCOME_LABELS: Readonly<Record<string, string>> = {
-  redirected: 'Sent to the proctoring service',
-  shown: 'Page shown',
-  refused: 'Refused',
-  upstream_error: 'Proctoring service failed',
-};
+/** What a launch log entry's outcome can be; the hub names each in the user's language (`hub:launches.outcomes`). */
+export const LAUNCH_OUTCOMES: readonly string[] = ['redirected', 'shown', 'refused', 'upstream_error'];
 
 /** A pseudonymous id shortened for a table (enough to tell people apart, never a name). */
 export function shortId(id: string): string {

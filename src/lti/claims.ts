@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRecord } from '../values.js';
 
 /** Claim names of LTI 1.3 / LTI Advantage, in one place. */
 export const CLAIM = {
@@ -14,7 +15,12 @@ export const CLAIM = {
   custom: 'https://purl.imsglobal.org/spec/lti/claim/custom',
   nrps: 'https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice',
   deepLinkingSettings: 'https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings',
+  contentItems: 'https://purl.imsglobal.org/spec/lti-dl/claim/content_items',
   canvasPlacement: 'https://www.instructure.com/placement',
+  lis: 'https://purl.imsglobal.org/spec/lti/claim/lis',
+  ext: 'https://purl.imsglobal.org/spec/lti/claim/ext',
+  lti11LegacyUserId: 'https://purl.imsglobal.org/spec/lti/claim/lti11_legacy_user_id',
+  lti1p1: 'https://purl.imsglobal.org/spec/lti/claim/lti1p1',
 } as const;
 
 const optionalText = z.string().optional().catch(undefined);
@@ -113,11 +119,6 @@ const PERSONAL_CLAIMS = [
   'website', 'email', 'email_verified', 'gender', 'birthdate', 'zoneinfo', 'phone_number', 'phone_number_verified', 'address',
 ] as const;
 
-const LIS_CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/lis';
-const EXT_CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/ext';
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * A verified id_token's claims without what names the person: the OIDC profile claims, the LIS person
  * sourcedid (the institution's id) and the LMS username Moodle and Canvas put in `ext`. This is what
@@ -126,15 +127,15 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 export function withoutPersonalClaims(payload: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const kept: Record<string, unknown> = { ...payload };
   for (const claim of PERSONAL_CLAIMS) delete kept[claim];
-  const lis = kept[LIS_CLAIM];
-  if (isObject(lis)) {
+  const lis = kept[CLAIM.lis];
+  if (isRecord(lis)) {
     const { person_sourcedid: _sourcedid, ...rest } = lis;
-    kept[LIS_CLAIM] = rest;
+    kept[CLAIM.lis] = rest;
   }
-  const ext = kept[EXT_CLAIM];
-  if (isObject(ext)) {
+  const ext = kept[CLAIM.ext];
+  if (isRecord(ext)) {
     const { user_username: _username, ...rest } = ext;
-    kept[EXT_CLAIM] = rest;
+    kept[CLAIM.ext] = rest;
   }
   return kept;
 }
@@ -146,7 +147,7 @@ export function withoutPersonalClaims(payload: Readonly<Record<string, unknown>>
  */
 export function claimsToKeep(payload: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const kept = withoutPersonalClaims(payload);
-  const hasNamesAndRoles = isObject(payload[CLAIM.nrps]);
+  const hasNamesAndRoles = isRecord(payload[CLAIM.nrps]);
   if (!hasNamesAndRoles) {
     const parsed = launchClaimsSchema.pick({ name: true, given_name: true, family_name: true }).safeParse(payload);
     const name = parsed.success ? parsed.data.name?.trim() || [parsed.data.given_name, parsed.data.family_name].filter(Boolean).join(' ').trim() : '';

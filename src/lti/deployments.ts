@@ -6,9 +6,22 @@ export interface DeploymentStore {
   list(issuer: string, clientId: string): Promise<string[]>;
   has(issuer: string, clientId: string, deploymentId: string): Promise<boolean>;
   removeAll(issuer: string, clientId: string): Promise<void>;
+  /** Removes one deployment id; false when it was not registered. */
+  remove(issuer: string, clientId: string, deploymentId: string): Promise<boolean>;
 }
 
-export function createDeploymentStore(db: Queryable): DeploymentStore {
+/**
+ * How long a known deployment is remembered by this process: every launch checks its deployment. Adding one
+ * applies at once (unknown ones are never remembered); removing one through this store at once, through
+ * another process (a replica, the CLI on PostgreSQL) within this time.
+ */
+export const KNOWN_DEPLOYMENT_SECONDS = 5;
+
+export function createDeploymentStore(db: Queryable, options: { knownSeconds?: number } = {}): DeploymentStore {
+  const knownMs = (options.knownSeconds ?? KNOWN_DEPLOYMENT_SECONDS) * 1000;
+  /** `issuer client deployment` (JSON) → until when it is known without asking the database. */
+  const known = new Map<string, number>();
+  const keyOf = (issuer: string, clientId: string, deploymentId: string) => JSON.stringify([issuer, clientId, deploymentId]);
   return {
     async add(issuer, clientId, deploymentId) {
       await db.query(
@@ -24,14 +37,31 @@ export function createDeploymentStore(db: Queryable): DeploymentStore {
       return result.rows.map((row) => row.deployment_id);
     },
     async has(issuer, clientId, deploymentId) {
+      const key = keyOf(issuer, clientId, deploymentId);
+      const now = Date.now();
+      if ((known.get(key) ?? 0) > now) return true;
       const result = await db.query(
         'SELECT 1 FROM lti_deployments WHERE issuer = $1 AND client_id = $2 AND deployment_id = $3',
         [issuer, clientId, deploymentId],
       );
+      if (result.rowCount === 0) return false;
+      if (knownMs > 0) {
+        if (known.size >= 10_000) known.clear();
+        known.set(key, now + knownMs);
+      }
+      return true;
+    },
+    async remove(issuer, clientId, deploymentId) {
+      known.clear();
+      const result = await db.query('DELETE FROM lti_deployments WHERE issuer = $1 AND client_id = $2 AND deployment_id = $3', [issuer, clientId, deploymentId]);
+      // Again: a check that read the row while it was being deleted may have remembered it.
+      known.clear();
       return result.rowCount > 0;
     },
     async removeAll(issuer, clientId) {
+      known.clear();
       await db.query('DELETE FROM lti_deployments WHERE issuer = $1 AND client_id = $2', [issuer, clientId]);
+      known.clear();
     },
   };
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { OutboundError, type GuardedHttp } from '../net/guarded-http.js';
+import { hasControlCharacters } from '../text/control-characters.js';
 import type { PlatformInput } from './provider.js';
 
 /**
@@ -34,12 +36,20 @@ const registrationResponseSchema = z.object({
     .optional(),
 });
 
+/** `message` may be shown to the person registering; `detail` is for the log only. */
 export class RegistrationError extends Error {
-  constructor(message: string) {
+  readonly detail: string;
+  constructor(message: string, detail: string = message) {
     super(message);
     this.name = 'RegistrationError';
+    this.detail = detail;
   }
 }
+
+/** Largest answer read from an LMS during registration. */
+export const MAX_REGISTRATION_ANSWER_BYTES = 1_000_000;
+/** One deadline for the whole registration: both requests, connections and bodies included. */
+export const REGISTRATION_DEADLINE_MS = 10_000;
 
 export interface ToolDescription {
   name: string;
@@ -62,6 +72,13 @@ export function checkIssuerHost(openIdConfigurationUrl: string, configuration: O
   }
   if (fetchedFrom.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(fetchedFrom.hostname)) {
     throw new RegistrationError('The LMS configuration must be fetched over https.');
+  }
+  // The registration request carries the LMS's bearer token: it goes nowhere but the issuer's own host.
+  const registrationEndpoint = new URL(configuration.registration_endpoint);
+  if (registrationEndpoint.host !== issuer.host) {
+    throw new RegistrationError(
+      `The LMS configuration names a registration endpoint on ${registrationEndpoint.host}, not on the issuer's host ${issuer.host}: registration refused.`,
+    );
   }
 }
 
@@ -114,26 +131,42 @@ export function buildRegistrationRequest(tool: ToolDescription, configuration: O
   };
 }
 
-type Fetch = typeof fetch;
+const UNREADABLE = {
+  configuration: 'The LMS configuration could not be read from the address the LMS gave: nothing was registered.',
+  registration: 'The LMS did not accept the registration: nothing was registered.',
+} as const;
 
-async function fetchJson(fetchImpl: Fetch, url: string, init: RequestInit, what: string): Promise<unknown> {
-  let response: Response;
+async function requestJson(
+  http: GuardedHttp,
+  url: string,
+  init: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+  what: keyof typeof UNREADABLE,
+  signal: AbortSignal,
+): Promise<unknown> {
+  // Whatever went wrong (refused address, connection, status, size, format), the page says the same:
+  // a different text per case would let anyone holding a link map hosts and ports through the tool.
+  const unreadable = (detail: string) => new RegistrationError(UNREADABLE[what], `${what} request to ${url}: ${detail}`);
+  let response;
   try {
-    response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(10_000), redirect: 'error' });
+    response = await http.request(url, { ...init, signal });
   } catch (error) {
-    throw new RegistrationError(`Could not reach the LMS (${what}): ${error instanceof Error ? error.message : String(error)}`);
+    throw unreadable(error instanceof OutboundError ? error.message : String(error));
   }
-  const text = await response.text();
-  if (!response.ok) {
-    throw new RegistrationError(`The LMS answered ${response.status} to the ${what}: ${text.slice(0, 300)}`);
-  }
-  if (text.length > 1_000_000) throw new RegistrationError(`The LMS's ${what} answer is too large.`);
+  if (response.status < 200 || response.status > 299) throw unreadable(`status ${response.status}: ${response.text.slice(0, 300)}`);
   try {
     // Moodle answers JSON with Content-Type text/html: parse whatever the type says.
-    return JSON.parse(text);
+    return JSON.parse(response.text);
   } catch {
-    throw new RegistrationError(`The LMS's ${what} answer is not JSON.`);
+    throw unreadable('the answer is not JSON');
   }
+}
+
+const stringOrUndefined = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** What an LMS sends is shown later in pages, logs and terminals: control characters are refused outright. */
+function refuseControlCharacters(fields: Record<string, string | undefined>): void {
+  const bad = Object.entries(fields).filter(([, value]) => value !== undefined && hasControlCharacters(value)).map(([name]) => name);
+  if (bad.length > 0) throw new RegistrationError(`The LMS sent control characters in ${bad.join(', ')}: registration refused.`);
 }
 
 /** Runs the registration against the LMS and returns what to store (the caller registers it). */
@@ -142,26 +175,49 @@ export async function registerWithPlatform(input: {
   registrationToken?: string;
   tool: ToolDescription;
   userAgent: string;
-  fetchImpl?: Fetch;
+  http: GuardedHttp;
+  deadlineMs?: number;
 }): Promise<{ platform: PlatformInput; productFamily?: string }> {
-  const fetchImpl = input.fetchImpl ?? fetch;
+  const signal = AbortSignal.timeout(input.deadlineMs ?? REGISTRATION_DEADLINE_MS);
   let configUrl: URL;
   try {
     configUrl = new URL(input.openIdConfigurationUrl);
   } catch {
     throw new RegistrationError('openid_configuration is not a URL.');
   }
-  const raw = await fetchJson(fetchImpl, configUrl.href, { headers: { Accept: 'application/json', 'User-Agent': input.userAgent } }, 'openid-configuration request');
+  const raw = await requestJson(input.http, configUrl.href, { headers: { Accept: 'application/json', 'User-Agent': input.userAgent } }, 'configuration', signal);
   const parsed = openIdConfigurationSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new RegistrationError(`The LMS configuration is incomplete: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim());
+    throw new RegistrationError(
+      'The LMS configuration is incomplete: it is not an LTI platform configuration.',
+      `configuration from ${configUrl.href}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
+    );
   }
   const configuration = parsed.data;
+  // Before anything is sent to the LMS: a configuration with control characters is not registered with at all.
+  // The values as sent are checked (URL parsing silently drops tabs and line breaks).
+  const sent = raw as Record<string, unknown>;
+  const sentPlatform = (sent['https://purl.imsglobal.org/spec/lti-platform-configuration'] ?? {}) as Record<string, unknown>;
+  refuseControlCharacters({
+    issuer: stringOrUndefined(sent.issuer),
+    authorization_endpoint: stringOrUndefined(sent.authorization_endpoint),
+    token_endpoint: stringOrUndefined(sent.token_endpoint),
+    jwks_uri: stringOrUndefined(sent.jwks_uri),
+    registration_endpoint: stringOrUndefined(sent.registration_endpoint),
+    authorization_server: stringOrUndefined(sent.authorization_server),
+    product_family_code: stringOrUndefined(sentPlatform.product_family_code),
+    version: stringOrUndefined(sentPlatform.version),
+  });
   checkIssuerHost(configUrl.href, configuration);
+  // The tool fetches the key set and tokens from these later: the same rules as for this exchange.
+  for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
+    const refused = input.http.refusal(configuration[field]);
+    if (refused) throw new RegistrationError(`The LMS configuration's ${field} is refused: it must be an https address on the internet.`, `${field}: ${refused}`);
+  }
 
-  const response = await fetchJson(
-    fetchImpl,
+  const response = await requestJson(
+    input.http,
     configuration.registration_endpoint,
     {
       method: 'POST',
@@ -173,10 +229,15 @@ export async function registerWithPlatform(input: {
       },
       body: JSON.stringify(buildRegistrationRequest(input.tool, configuration)),
     },
-    'registration request',
+    'registration',
+    signal,
   );
   const registered = registrationResponseSchema.safeParse(response);
   if (!registered.success) throw new RegistrationError('The LMS accepted the registration but returned no client_id.');
+  refuseControlCharacters({
+    client_id: registered.data.client_id,
+    deployment_id: registered.data['https://purl.imsglobal.org/spec/lti-tool-configuration']?.deployment_id,
+  });
   const deploymentId = registered.data['https://purl.imsglobal.org/spec/lti-tool-configuration']?.deployment_id;
   const productFamily = configuration['https://purl.imsglobal.org/spec/lti-platform-configuration']?.product_family_code;
   return {

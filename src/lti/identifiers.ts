@@ -1,6 +1,6 @@
 // The ids sent to the proctoring service: pseudonymous for people, stable for exams and courses.
 // Changing a label or the encoding below changes every id already stored upstream: never do it.
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 
 type Purpose = 'user_id' | 'exam_tag' | 'section_id';
 
@@ -57,4 +57,9 @@ function base32(bytes: Uint8Array): string {
   }
   if (bits > 0) out += BASE32_ALPHABET[(buffer << (5 - bits)) & 31];
   return out;
+}
+
+/** A short, stable, non-reversible name for a platform in public URLs (logo, extension allowlist). */
+export function platformKey(issuer: string, clientId: string): string {
+  return createHash('sha256').update(JSON.stringify([issuer, clientId]), 'utf8').digest('base64url').slice(0, 22);
 }

@@ -1,38 +1,103 @@
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/types.js';
+
+/**
+ * The claims of a launch this process just verified are read back by its own session handler at once (and by
+ * the pages that follow): kept here as stored, so that read needs no query. Bounded; a launch on another
+ * replica, or an older one, is read from the database.
+ */
+const RECENT_CLAIMS = { max: 5000, ttlMs: 60_000 };
 
 /**
  * The nonce ltijs puts in each OIDC login request, bound to that login's state, so a launch is only
  * accepted with the nonce this tool issued for that very state, and only once (ltijs never stores it).
  */
 export interface LoginStateStore {
-  bind(entry: { state: string; nonce: string; issuer: string; clientId?: string }): Promise<void>;
+  /** Records a login; 'full' (nothing stored) when `maxPending` logins are already waiting for their launch. */
+  bind(entry: LoginBinding): Promise<'ok' | 'full'>;
+  /** How the login behind this state ran and how long ago it started; undefined when no login has this state. */
+  describe(state: string): Promise<LoginDescription | undefined>;
   /** Marks the state used and keeps the verified claims; 'ok', or why it cannot be consumed. */
   consume(state: string, nonce: string, claims: Record<string, unknown>, maxAgeSeconds: number): Promise<'ok' | 'unknown' | 'replayed' | 'mismatch' | 'expired'>;
   /** The verified claims of the launch that consumed this state, if it is recent enough. */
   claims(state: string, maxAgeSeconds: number): Promise<Record<string, unknown> | undefined>;
-  purge(olderThanSeconds: number): Promise<number>;
+  /** Deletes logins never launched older than `pendingSeconds`, and used ones older than `consumedSeconds`. */
+  purge(ages: { pendingSeconds: number; consumedSeconds: number }): Promise<number>;
 }
 
-export function createLoginStateStore(db: Database): LoginStateStore {
+export interface LoginStateLimits {
+  /** Logins started within `pendingWindowSeconds` and not launched yet that may exist at once. */
+  maxPending: number;
+  /** How long a login may wait for its launch (older ones can no longer be launched and do not count). */
+  pendingWindowSeconds: number;
+}
+
+export interface LoginBinding {
+  state: string;
+  nonce: string;
+  issuer: string;
+  clientId?: string;
+  /** True when the login request came from a frame, false from a window of its own; undefined when the browser did not say. */
+  framed?: boolean;
+  /** The platform's client-side storage target offered with this login (lti_storage_target), if any. */
+  storageTarget?: string;
+}
+
+export interface LoginDescription {
+  issuer: string;
+  clientId: string | undefined;
+  framed: boolean | undefined;
+  storageTarget: string | undefined;
+  ageSeconds: number;
+  consumed: boolean;
+}
+
+export function createLoginStateStore(db: Database, limits: LoginStateLimits = { maxPending: 50_000, pendingWindowSeconds: 600 }): LoginStateStore {
+  const recentClaims = new LRUCache<string, { json: string; consumedAt: number }>({ max: RECENT_CLAIMS.max, ttl: RECENT_CLAIMS.ttlMs });
   return {
-    async bind({ state, nonce, issuer, clientId }) {
-      await db.query('INSERT INTO lti_login_states (state, nonce, issuer, client_id) VALUES ($1, $2, $3, $4)', [
-        state,
-        nonce,
-        issuer,
-        clientId ?? null,
-      ]);
+    async bind({ state, nonce, issuer, clientId, framed, storageTarget }) {
+      // One statement: the count (bounded by the cap, on the created_at index) and the insert.
+      const inserted = await db.query(
+        `INSERT INTO lti_login_states (state, nonce, issuer, client_id, framed, storage_target)
+         SELECT $1, $2, $3, $4, $5, $6
+          WHERE (SELECT count(*) FROM (SELECT 1 FROM lti_login_states
+                  WHERE created_at > now() - make_interval(secs => $7) AND consumed_at IS NULL LIMIT $8) AS pending) < $8`,
+        [state, nonce, issuer, clientId ?? null, framed ?? null, storageTarget ?? null, limits.pendingWindowSeconds, limits.maxPending],
+      );
+      return inserted.rowCount === 1 ? 'ok' : 'full';
+    },
+
+    async describe(state) {
+      const found = await db.query<{ issuer: string; client_id: string | null; framed: boolean | null; storage_target: string | null; age_seconds: number; consumed: boolean }>(
+        `SELECT issuer, client_id, framed, storage_target, extract(epoch FROM now() - created_at)::float8 AS age_seconds,
+                consumed_at IS NOT NULL AS consumed
+           FROM lti_login_states WHERE state = $1`,
+        [state],
+      );
+      const row = found.rows[0];
+      if (!row) return undefined;
+      return {
+        issuer: row.issuer,
+        clientId: row.client_id ?? undefined,
+        framed: row.framed ?? undefined,         storageTarget: row.storage_target ?? undefined,
+        ageSeconds: Number(row.age_seconds),
+        consumed: row.consumed,
+      };
     },
 
     async consume(state, nonce, claims, maxAgeSeconds) {
       // One atomic UPDATE: of two concurrent launches with the same state, exactly one wins.
+      const json = JSON.stringify(claims);
       const won = await db.query(
         `UPDATE lti_login_states SET consumed_at = now(), claims = $3::jsonb
           WHERE state = $1 AND nonce = $2 AND consumed_at IS NULL
             AND created_at > now() - make_interval(secs => $4)`,
-        [state, nonce, JSON.stringify(claims), maxAgeSeconds],
+        [state, nonce, json, maxAgeSeconds],
       );
-      if (won.rowCount === 1) return 'ok';
+      if (won.rowCount === 1) {
+        recentClaims.set(state, { json, consumedAt: Date.now() });
+        return 'ok';
+      }
       const found = await db.query<{ nonce: string; consumed: boolean; expired: boolean }>(
         `SELECT nonce, consumed_at IS NOT NULL AS consumed,
                 created_at <= now() - make_interval(secs => $2) AS expired
@@ -47,6 +112,8 @@ export function createLoginStateStore(db: Database): LoginStateStore {
     },
 
     async claims(state, maxAgeSeconds) {
+      const recent = recentClaims.get(state);
+      if (recent && Date.now() - recent.consumedAt < maxAgeSeconds * 1000) return JSON.parse(recent.json) as Record<string, unknown>;
       const found = await db.query<{ claims: Record<string, unknown> | null }>(
         `SELECT claims FROM lti_login_states
           WHERE state = $1 AND consumed_at IS NOT NULL AND consumed_at > now() - make_interval(secs => $2)`,
@@ -55,10 +122,13 @@ export function createLoginStateStore(db: Database): LoginStateStore {
       return found.rows[0]?.claims ?? undefined;
     },
 
-    async purge(olderThanSeconds) {
-      const result = await db.query('DELETE FROM lti_login_states WHERE created_at < now() - make_interval(secs => $1)', [
-        olderThanSeconds,
-      ]);
+    async purge({ pendingSeconds, consumedSeconds }) {
+      const result = await db.query(
+        `DELETE FROM lti_login_states
+          WHERE created_at < now() - make_interval(secs => LEAST($1::float8, $2::float8))
+            AND created_at < now() - make_interval(secs => CASE WHEN consumed_at IS NULL THEN $1::float8 ELSE $2::float8 END)`,
+        [pendingSeconds, consumedSeconds],
+      );
       return result.rowCount;
     },
   };

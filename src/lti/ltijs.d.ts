@@ -31,6 +31,8 @@ declare module 'ltijs' {
     platformJSON(): Promise<Record<string, unknown>>;
     /** A cached access token for these scopes (space-separated), or a new one from the token endpoint. */
     platformAccessToken(scopes: string): Promise<LtijsAccessToken>;
+    /** PEM (PKCS#1) of the tool's private key for this platform. */
+    platformPrivateKey(): Promise<string>;
     delete(): Promise<boolean>;
   }
 
@@ -50,6 +52,8 @@ declare module 'ltijs' {
     dynRegRoute?: string;
     cors?: boolean;
     devMode?: boolean;
+    /** Hands the id_token POST to onConnect itself (no redirect carrying the ltik), and sets no session cookie. */
+    ltiaas?: boolean;
     tokenMaxAge?: number | false;
     cookies?: { secure?: boolean; sameSite?: 'None' | 'Lax' | 'Strict'; domain?: string };
     serverAddon?: (app: Application) => void;

@@ -1,12 +1,16 @@
-import type { LtijsPlatform, LtijsProvider } from 'ltijs';
-import Auth from 'ltijs/dist/Utils/Auth.js';
+import { createPrivateKey, randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { LtijsAccessToken, LtijsPlatform, LtijsProvider } from 'ltijs';
 import { z } from 'zod';
+import { countNamesRolesPage } from '../metrics.js';
+import { guardedFetch, type GuardedHttp } from '../net/guarded-http.js';
 
 /**
  * Names and Roles Provisioning Service 2.0 (https://www.imsglobal.org/spec/lti-nrps/v2p0): every page of
  * a context's membership. ltijs's own `getMembers` stops after one page unless told `pages: false`, has
- * no timeout and cannot be cancelled, so only its access-token machinery (client-credentials grant with
- * a signed client assertion, tokens cached in its store) is used; the pages are fetched here.
+ * no timeout and cannot be cancelled, and its token request (got) neither, so both are done here: the
+ * client-credentials grant with a signed client assertion (LTI Security Framework §4.1), tokens kept in
+ * ltijs's `accesstoken` store as ltijs keeps them, and the pages, all through the guarded HTTP client.
  */
 
 export const NRPS_SCOPE = 'https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly';
@@ -137,6 +141,7 @@ export async function fetchAllMembers(options: FetchMembersOptions): Promise<Nam
       continue;
     }
     seen.add(next);
+    countNamesRolesPage();
     let text: string;
     try {
       text = await response.text();
@@ -167,58 +172,104 @@ export async function fetchAllMembers(options: FetchMembersOptions): Promise<Nam
   return members;
 }
 
-/** ltijs's errors from `got` carry the HTTP response; show its status and the OAuth error, never the body. */
-function describeTokenError(error: unknown): string {
-  const response = (error as { response?: { statusCode?: number; body?: unknown } }).response;
-  if (response?.statusCode) {
-    let oauthError = '';
-    try {
-      const body = typeof response.body === 'string' ? (JSON.parse(response.body) as { error?: unknown }) : undefined;
-      if (typeof body?.error === 'string') oauthError = ` (${body.error.slice(0, 60)})`;
-    } catch {
-      // not JSON
-    }
-    return `the LMS token endpoint answered HTTP ${response.statusCode}${oauthError}`;
-  }
-  return `the LMS token endpoint could not be reached: ${(error as Error).message}`;
+/** Largest token endpoint answer read. */
+export const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
+/** Largest memberships page read: Moodle sends a whole course in one page (10,000 members are about 3 MB). */
+export const MAX_MEMBERSHIP_PAGE_BYTES = 32 * 1024 * 1024;
+
+const tokenAnswerSchema = z.object({ access_token: z.string().min(1).max(8192), token_type: z.string().optional(), expires_in: z.number().positive().optional() });
+
+interface AccessTokenStore {
+  Get(encryptionKey: string | false, collection: string, query: Record<string, unknown>): Promise<Array<{ token: LtijsAccessToken; createdAt: number | Date }> | false | undefined>;
+  Replace(encryptionKey: string | false, collection: string, query: Record<string, unknown>, item: Record<string, unknown>, index?: Record<string, unknown>): Promise<unknown>;
 }
 
-/** Rejects when `signal` aborts: ltijs's token request (got) cannot be cancelled, only abandoned. */
-function abandonOnAbort<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new NamesRolesError('timeout', 'the LMS token endpoint did not answer in time'));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+/** The OAuth error code of a token endpoint's refusal, if it names one (never the rest of the body). */
+function oauthErrorOf(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: unknown };
+    return typeof body.error === 'string' ? ` (${body.error.slice(0, 60)})` : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A token for `scope` from the platform's token endpoint: the client_credentials grant with a JWT client
+ * assertion signed by the tool's key for this platform (https://www.imsglobal.org/spec/security/v1p0/#using-json-web-tokens-with-oauth-2-0-client-credentials-grant).
+ */
+export async function requestAccessToken(http: GuardedHttp, platform: LtijsPlatform, scope: string, signal: AbortSignal): Promise<LtijsAccessToken> {
+  const clientId = await platform.platformClientId();
+  const tokenUrl = await platform.platformAccessTokenEndpoint();
+  const audience = (await platform.platformAuthorizationServer()) || tokenUrl;
+  const assertion = await new SignJWT({})
+    .setProtectedHeader({ alg: 'RS256', kid: await platform.platformKid() })
+    .setIssuer(clientId)
+    .setSubject(clientId)
+    .setAudience(audience)
+    .setJti(randomBytes(18).toString('base64url'))
+    .setIssuedAt()
+    .setExpirationTime('60s')
+    .sign(createPrivateKey(await platform.platformPrivateKey()));
+  const body = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    client_assertion: assertion,
+    scope,
+  }).toString();
+  let answer: Awaited<ReturnType<GuardedHttp['request']>>;
+  try {
+    answer = await http.request(tokenUrl, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' }, body, signal, maxBytes: MAX_TOKEN_ANSWER_BYTES });
+  } catch (error) {
+    if (signal.aborted) throw new NamesRolesError('timeout', 'the LMS token endpoint did not answer in time', { cause: error });
+    throw new NamesRolesError('access_token', `no access token for Names and Roles: the LMS token endpoint could not be used: ${(error as Error).message}`, { cause: error });
+  }
+  if (answer.status !== 200) throw new NamesRolesError('access_token', `no access token for Names and Roles: the LMS token endpoint answered HTTP ${answer.status}${oauthErrorOf(answer.text)}`);
+  let parsed: z.infer<typeof tokenAnswerSchema>;
+  try {
+    parsed = tokenAnswerSchema.parse(JSON.parse(answer.text));
+  } catch {
+    throw new NamesRolesError('access_token', 'no access token for Names and Roles: the LMS token endpoint answered without a usable access_token');
+  }
+  return { access_token: parsed.access_token, token_type: parsed.token_type ?? 'Bearer', expires_in: parsed.expires_in ?? 3600, scope };
 }
 
 export interface NamesRolesClient {
   members: (platform: { issuer: string; clientId: string }, membershipsUrl: string, options?: { signal?: AbortSignal }) => Promise<NamesRolesMember[]>;
 }
 
-export function createNamesRolesClient(deps: { provider: LtijsProvider; encryptionKey: string; userAgent: string; fetch?: typeof fetch }): NamesRolesClient {
+export function createNamesRolesClient(deps: { provider: LtijsProvider; encryptionKey: string; userAgent: string; http: GuardedHttp }): NamesRolesClient {
+  const store = deps.provider.Database as AccessTokenStore;
+  /** ltijs's cache of access tokens: one per platform and scope, replaced when a new one is fetched. */
+  async function cachedToken(key: Record<string, unknown>): Promise<LtijsAccessToken | undefined> {
+    const rows = await store.Get(deps.encryptionKey, 'accesstoken', key);
+    const row = rows ? rows[0] : undefined;
+    if (!row) return undefined;
+    const ageSeconds = (Date.now() - new Date(row.createdAt).getTime()) / 1000;
+    return ageSeconds < (row.token.expires_in ?? 0) - 30 ? row.token : undefined;
+  }
   return {
     members: async (platformId, membershipsUrl, options = {}) => {
       const platform: LtijsPlatform | false = await deps.provider.getPlatform(platformId.issuer, platformId.clientId);
       if (!platform) throw new NamesRolesError('platform', `no platform ${platformId.issuer} with client id ${platformId.clientId} is registered`);
       if (!(await platform.platformActive())) throw new NamesRolesError('platform', `the platform ${platformId.issuer} is not activated`);
+      const signal = options.signal ?? AbortSignal.timeout(30_000);
+      const key = { platformUrl: await platform.platformUrl(), clientId: await platform.platformClientId(), scopes: NRPS_SCOPE };
       const authorization = async (fresh: boolean): Promise<string> => {
-        try {
-          const token = await abandonOnAbort(
-            fresh ? Auth.getAccessToken(NRPS_SCOPE, platform, deps.encryptionKey, deps.provider.Database) : platform.platformAccessToken(NRPS_SCOPE),
-            options.signal,
-          );
-          if (typeof token.access_token !== 'string' || !token.access_token) throw new Error('the token response has no access_token');
-          // RFC 6750: the scheme is "Bearer" whatever case the LMS wrote token_type in.
-          return `Bearer ${token.access_token}`;
-        } catch (error) {
-          if (error instanceof NamesRolesError) throw error;
-          throw new NamesRolesError('access_token', `no access token for Names and Roles: ${describeTokenError(error)}`, { cause: error });
+        let token = fresh ? undefined : await cachedToken(key);
+        if (!token) {
+          token = await requestAccessToken(deps.http, platform, NRPS_SCOPE, signal);
+          await store.Replace(deps.encryptionKey, 'accesstoken', key, { token }, key);
         }
+        // RFC 6750: the scheme is "Bearer" whatever case the LMS wrote token_type in.
+        return `Bearer ${token.access_token}`;
       };
-      return fetchAllMembers({ url: membershipsUrl, authorization, userAgent: deps.userAgent, signal: options.signal, fetch: deps.fetch });
+      return fetchAllMembers({ url: membershipsUrl, authorization, userAgent: deps.userAgent, signal, fetch: guardedMembershipsFetch(deps.http) });
     },
   };
+}
+
+/** Pages through the guarded client, each read up to the page cap. */
+function guardedMembershipsFetch(http: GuardedHttp): typeof fetch {
+  return guardedFetch(http, { maxBytes: MAX_MEMBERSHIP_PAGE_BYTES });
 }

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, importJWK, importSPKI, type JWTHeaderParameters, type FlattenedJWSInput, type CryptoKey } from 'jose';
+import { createRemoteJWKSet, customFetch, importJWK, importSPKI, type JWTHeaderParameters, type FlattenedJWSInput, type CryptoKey } from 'jose';
 import type { LtijsPlatformAuthConfig } from 'ltijs';
 
 type KeyResolver = (header: JWTHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey | Uint8Array>;
@@ -6,12 +6,17 @@ type KeyResolver = (header: JWTHeaderParameters, token: FlattenedJWSInput) => Pr
 /**
  * Resolves the key that verifies a platform's id_token. Key sets are cached per URL (ltijs fetches the
  * JWKS on every launch, with no timeout); an unknown `kid` triggers one refetch, rate-limited by a cooldown.
+ * A platform's key set URL is chosen by whoever registered it: `fetch` is the guarded client (address policy,
+ * size cap, no redirects), and `timeoutMs` the one deadline of each fetch.
  */
 export interface PlatformKeys {
   resolver(authConfig: LtijsPlatformAuthConfig): KeyResolver;
 }
 
-export function createPlatformKeys(options: { timeoutMs?: number; cacheMaxAgeMs?: number; cooldownMs?: number; userAgent: string }): PlatformKeys {
+/** Largest key set read: a platform publishes a handful of keys (a few kB); anything near this is not a key set. */
+export const MAX_KEY_SET_BYTES = 256 * 1024;
+
+export function createPlatformKeys(options: { timeoutMs?: number; cacheMaxAgeMs?: number; cooldownMs?: number; userAgent: string; fetch?: typeof fetch }): PlatformKeys {
   const remoteSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
   return {
     resolver(authConfig) {
@@ -24,6 +29,7 @@ export function createPlatformKeys(options: { timeoutMs?: number; cacheMaxAgeMs?
               cacheMaxAge: options.cacheMaxAgeMs ?? 10 * 60_000,
               cooldownDuration: options.cooldownMs ?? 30_000,
               headers: { 'User-Agent': options.userAgent },
+              ...(options.fetch ? { [customFetch]: options.fetch } : {}),
             });
             remoteSets.set(authConfig.key, set);
           }

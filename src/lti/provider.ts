@@ -1,46 +1,64 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import express, { type Application, type NextFunction, type Request, type Response, type Router } from 'express';
+import { randomBytes } from 'node:crypto';
+import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { decodeJwt } from 'jose';
 import ltijs, { type LtijsPlatform, type LtijsProvider } from 'ltijs';
-import Auth from 'ltijs/dist/Utils/Auth.js';
-import LtijsRequest from 'ltijs/dist/Utils/Request.js';
-import type { Database } from '../db/types.js';
+import { DatabaseUnavailableError } from '../db/errors.js';
+import type { Database, Queryable } from '../db/types.js';
 import type { Logger } from '../logger.js';
 import { launchClaimsSchema, toLaunch, withoutPersonalClaims, type LtiLaunch } from './claims.js';
 import type { DeepLinkingResponse, LtiResourceLinkItem } from './deep-linking.js';
 import { createDeploymentStore, type DeploymentStore } from './deployments.js';
-import { LtiRefusal, refusalFromLtijsMessage, type LtiRefusalCode } from './errors.js';
+import { LoginCapacityError, LtiRefusal, refusalFromLtijsMessage, type LtiRefusalCode } from './errors.js';
+import { cookieAttributes, forwardRejections, importSecretKeysOnce, replaceLtijsErrorAnswers, replaceTokenValidation, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
 import { createLoginStateStore, type LoginStateStore } from './login-states.js';
 import { createNamesRolesClient, type NamesRolesMember } from './names-roles.js';
-import { createPlatformKeys } from './platform-keys.js';
+import { createPlatformKeys, MAX_KEY_SET_BYTES } from './platform-keys.js';
+import { createPlatformRegistry } from './platform-registry.js';
+import { isStorageTarget, platformOriginOf, storageProofOf, type StorageProof } from './platform-storage.js';
+import { createGuardedHttp, guardedFetch } from '../net/guarded-http.js';
 import { LtijsStore } from './store/ltijs-store.js';
+import { sessionChecks, sessionTokenOf } from './session-token.js';
 import { createTokenValidator, type TokenValidator } from './token-validator.js';
 
-export const LTI_ROUTES = {
-  login: '/lti/login',
-  launch: '/lti/launch',
-  keys: '/lti/keys',
-  register: '/lti/register',
-  canvasConfig: '/lti/canvas.json',
-} as const;
+export { LTI_ROUTES } from './paths.js';
 
 /** How long the LMS may take between our login redirect and its id_token POST. */
 const LOGIN_MAX_AGE_SECONDS = 600;
-/** How often login states past every session's age, and ltijs documents past their lifetime, are deleted. */
-const HOUSEKEEPING_INTERVAL_MS = 15 * 60 * 1000;
+/** How often login states never launched (after 20 minutes) or past every session's age, and ltijs documents past their lifetime, are deleted. */
+const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
+const DEFAULT_MAX_PENDING_LOGINS = 50_000;
 
 export interface LtiAdapterOptions {
   db: Database;
   encryptionKey: string;
+  /** ENCRYPTION_KEY's older entries during a key rotation: what they encrypted still decrypts. */
+  olderEncryptionKeys?: readonly string[];
   publicUrl: URL;
   sessionMaxAgeSeconds: number;
   clockSkewSeconds: number;
   userAgent: string;
   logger: Logger;
+  /** Logins waiting for their launch kept at most (MAX_PENDING_LOGINS); default 50,000. */
+  maxPendingLogins?: number;
+  /** Answers a failure inside ltijs (database outage, internal error) as the tool's error handler does. */
+  fail(error: unknown, req: Request, res: Response): void;
+  /**
+   * Development only: platform key sets, token and Names and Roles endpoints on loopback (a local LMS). In
+   * production the platform services the tool calls must be on public addresses, over https.
+   */
+  allowLoopbackPlatformServices?: boolean;
+}
+
+/** Largest answer read from any platform service (a whole course's membership page); each kind has its own lower cap. */
+const MAX_PLATFORM_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** What the tool does with LTI messages; given to the adapter once the tool's services exist (`handle`). */
+export interface LtiHandlers {
+  /** A verified resource-link or deep-linking launch: the id_token POST itself, or a POST of its session token (a retry). */
+  launch(launch: LtiLaunch, req: Request, res: Response): Promise<void>;
   /** Renders a refused LTI message for a person (status, reason code, detail for the log). */
   refuse(req: Request, res: Response, refusal: LtiRefusal, status: number): void;
-  /** A verified resource-link or deep-linking launch (the GET after ltijs's redirect with the ltik). */
-  onLaunch(launch: LtiLaunch, req: Request, res: Response): Promise<void>;
 }
 
 export interface PlatformInput {
@@ -62,13 +80,18 @@ export interface PlatformSummary {
   authUrl: string;
   tokenUrl: string;
   keyMethod: string;
+  /** The platform's key set URL, when its keys are fetched from one (JWK_SET). */
+  jwksUrl?: string;
   deploymentIds: string[];
 }
 
 export interface LtiAdapter {
+  /** Routes launches and refusals to the tool; until then (or in the CLI, which serves no requests) they fail. */
+  handle(handlers: LtiHandlers): void;
   /**
-   * Deletes what no session can use any more: login states (with the launch claims they keep) older than the
-   * session age, and ltijs documents past their lifetime. Runs every 15 minutes; returns the counts.
+   * Deletes what no session can use any more: logins never launched after 20 minutes, used login states (with
+   * the launch claims they keep) older than the session age, and ltijs documents past their lifetime. Runs every
+   * 5 minutes; returns the counts.
    */
   housekeeping(): Promise<{ loginStates: number; ltijsDocuments: number }>;
   /** Mounts ltijs (an express 4 app) under /lti of our app; app.use restores request prototypes after it. */
@@ -84,9 +107,14 @@ export interface LtiAdapter {
   deployments: DeploymentStore;
   /** The launch behind the current request's LTI session (after ltijs's session check). */
   launchOf(res: Response): Promise<LtiLaunch>;
-  /** The ltik of the current session, to carry in forms and links of session pages. */
+  /**
+   * Where the login behind `state` kept its state and nonce, when it offered the platform's client-side
+   * storage and may still be launched: the storage target and the platform origin to address.
+   */
+  platformStorageOf(state: string): Promise<{ target: string; platformOrigin: string } | undefined>;
+  /** The ltik of the current session, for hidden form fields and page scripts' Authorization headers; never for URLs. */
   ltikOf(res: Response): string;
-  /** The LTI session token a request carries (query, body or Authorization header), '' when none: binds CSRF tokens to the session. */
+  /** The LTI session token a request carries (form field or Authorization header), '' when none: binds CSRF tokens to the session. */
   sessionIdOf(req: Request): string;
   /** Signs the deep-linking response of the current deep-linking session (LTI Deep Linking 2.0 §4.2). */
   deepLinkingResponse(res: Response, items: LtiResourceLinkItem[], options?: { message?: string }): Promise<DeepLinkingResponse>;
@@ -98,12 +126,61 @@ export interface LtiAdapter {
 interface RequestContext {
   state?: string;
   refusal?: LtiRefusal;
+  /** How the browser loaded this request (Sec-Fetch-Dest): true in a frame, false as a window's document. */
+  framed?: boolean;
+  /** The platform's client-side storage target named by this request (lti_storage_target), when valid. */
+  storageTarget?: string;
+  /** A launch's state and nonce as the tool's launch page read them back from the platform's storage. */
+  storageProof?: StorageProof;
+  /**
+   * Why this request cannot be served although ltijs would answer something else (often a 401 or its raw
+   * JSON): the database is unavailable, or too many logins are pending. The tool's error handler answers (503).
+   */
+  failure?: DatabaseUnavailableError | LoginCapacityError;
+}
+
+function framedBy(req: Request): boolean | undefined {
+  const destination = req.get('sec-fetch-dest');
+  if (destination === 'iframe' || destination === 'frame') return true;
+  if (destination === 'document') return false;
+  return undefined;
+}
+
+function storageTargetOf(req: Request): string | undefined {
+  const body = req.body as Record<string, unknown> | undefined;
+  const target = body?.lti_storage_target ?? req.query.lti_storage_target;
+  return isStorageTarget(target) ? target : undefined;
+}
+
+/** The database as ltijs and the login checks use it: an outage is also noted on the current request. */
+function noteOutages(db: Database): Database {
+  const note = (error: unknown) => {
+    const context = requestContext.getStore();
+    if (context && error instanceof DatabaseUnavailableError) context.failure ??= error;
+    return error;
+  };
+  const queryable = (target: Queryable): Queryable => ({
+    async query<Row>(sql: string, params?: readonly unknown[]) {
+      try {
+        return await target.query<Row>(sql, params);
+      } catch (error) {
+        throw note(error);
+      }
+    },
+  });
+  return {
+    kind: db.kind,
+    ...queryable(db),
+    transaction: (work) => db.transaction((tx) => work(queryable(tx))).catch((error: unknown) => Promise.reject(note(error))),
+    ping: () => db.ping().catch((error: unknown) => Promise.reject(note(error))),
+    close: () => db.close(),
+  };
 }
 
 const requestContext = new AsyncLocalStorage<RequestContext>();
 let provider: LtijsProvider | undefined;
 let activeValidator: TokenValidator | undefined;
-let activeLoginStates: LoginStateStore | undefined;
+let activeLoginStates: { store: LoginStateStore; maxPending: number } | undefined;
 
 /**
  * ltijs's token validation and login request builder are replaced once per process by ours: the
@@ -112,55 +189,179 @@ let activeLoginStates: LoginStateStore | undefined;
  */
 function patchLtijsOnce(): void {
   if (provider) return;
-  Auth.validateToken = async (idToken, _devMode, validationParameters) => {
+  importSecretKeysOnce();
+  replaceTokenValidation(async (idToken, _devMode, validationParameters) => {
     const context = requestContext.getStore();
     if (!activeValidator) throw new Error('LTI validator not initialised');
     try {
-      const validated = await activeValidator(idToken, { state: context?.state, cookieIssuer: validationParameters.iss });
+      const validated = await activeValidator(idToken, { state: context?.state, cookieIssuer: validationParameters.iss, storageProof: context?.storageProof });
       // ltijs stores what this returns (its idtoken and contexttoken documents): nothing that names the person.
       return { ...withoutPersonalClaims(validated.payload), clientId: validated.clientId, platformId: validated.platformId };
     } catch (error) {
       if (context && error instanceof LtiRefusal) context.refusal = error;
       throw error;
     }
-  };
-  const buildLogin = LtijsRequest.ltiAdvantageLogin.bind(LtijsRequest);
-  LtijsRequest.ltiAdvantageLogin = async (request, platform, state) => {
-    const query = await buildLogin(request, platform, state);
-    if (!activeLoginStates || !query.nonce) throw new Error('LTI login state store not initialised');
-    await activeLoginStates.bind({ state, nonce: query.nonce, issuer: String(request.iss), clientId: query.client_id });
+  });
+  wrapLoginRequest((buildLogin) => async (request, platform, state) => {
+    // ltijs draws the nonce from Math.random: replace it with one from the system's secure generator.
+    const nonce = randomBytes(24).toString('base64url');
+    const query: Record<string, string> = { ...(await buildLogin(request, platform, state)), nonce };
+    const context = requestContext.getStore();
+    if (!activeLoginStates) throw new Error('LTI login state store not initialised');
+    const { store: loginStates, maxPending } = activeLoginStates;
+    const bound = await loginStates.bind({
+      state,
+      nonce,
+      issuer: String(request.iss),
+      clientId: query.client_id,
+      framed: context?.framed,
+      storageTarget: context?.storageTarget,
+    });
+    if (bound === 'full') {
+      const error = new LoginCapacityError(maxPending);
+      if (context) context.failure = error;
+      throw error;
+    }
     return query;
-  };
+  });
   provider = ltijs.Provider;
 }
 
 export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiAdapter> {
   patchLtijsOnce();
   const lti = provider as LtijsProvider;
-  const secure = options.publicUrl.protocol === 'https:';
-  const loginStates = createLoginStateStore(options.db);
-  const deployments = createDeploymentStore(options.db);
-  activeLoginStates = loginStates;
-
-  // ltik sessions never expire in ltijs: bound their age before ltijs accepts them.
-  const boundSessionAge = (req: Request, res: Response, next: NextFunction) => {
-    const ltik = ltikFromRequest(req);
-    if (ltik) {
-      let issuedAt: number | undefined;
-      try {
-        issuedAt = decodeJwt(ltik).iat;
-      } catch {
-        issuedAt = undefined;
-      }
-      if (issuedAt === undefined || (issuedAt + options.sessionMaxAgeSeconds) * 1000 < Date.now()) {
-        options.refuse(req, res, new LtiRefusal('session_expired', 'LTI session older than its maximum age'), 401);
-        return;
-      }
-    }
-    next();
+  const db = noteOutages(options.db);
+  const maxPendingLogins = options.maxPendingLogins ?? DEFAULT_MAX_PENDING_LOGINS;
+  const loginStates = createLoginStateStore(db, { maxPending: maxPendingLogins, pendingWindowSeconds: LOGIN_MAX_AGE_SECONDS });
+  const deployments = createDeploymentStore(db);
+  activeLoginStates = { store: loginStates, maxPending: maxPendingLogins };
+  let handlers: LtiHandlers | undefined;
+  const notHandled = () => new Error('the LTI adapter was given no handlers');
+  const refuse: LtiHandlers['refuse'] = (req, res, refusal, status) => {
+    if (handlers) handlers.refuse(req, res, refusal, status);
+    else options.fail(notHandled(), req, res);
+  };
+  const onLaunch: LtiHandlers['launch'] = async (launch, req, res) => {
+    if (!handlers) throw notHandled();
+    await handlers.launch(launch, req, res);
   };
 
-  const store = new LtijsStore(options.db);
+  const checkSession = sessionChecks({ sessionMaxAgeSeconds: options.sessionMaxAgeSeconds, refuse });
+
+  const store = createStore(db, options);
+  setUpLtijs(lti, options, store, checkSession);
+
+  // Every URL of a platform service is chosen by whoever registered the platform: one guarded client for all.
+  const platformHttp = createGuardedHttp({ policy: { allowLoopback: options.allowLoopbackPlatformServices === true }, maxBytes: MAX_PLATFORM_ANSWER_BYTES });
+
+  activeValidator = createValidator(lti, options, { loginStates, deployments, fetch: guardedFetch(platformHttp, { maxBytes: MAX_KEY_SET_BYTES }) });
+
+  handleLtijsRefusals(lti, refuse);
+
+  function ltikOf(res: Response): string {
+    const ltik: unknown = res.locals.ltik;
+    if (typeof ltik !== 'string') throw new LtiRefusal('session_expired', 'no LTI session on this request');
+    return ltik;
+  }
+
+  // One read of the launch per response: the page's language and the page itself both ask for it.
+  const launches = new WeakMap<Response, Promise<LtiLaunch>>();
+  function launchOf(res: Response): Promise<LtiLaunch> {
+    let launch = launches.get(res);
+    if (!launch) {
+      launch = readLaunch(res);
+      launches.set(res, launch);
+    }
+    return launch;
+  }
+
+  async function readLaunch(res: Response): Promise<LtiLaunch> {
+    const ltik = decodeJwt(ltikOf(res));
+    const state = typeof ltik.s === 'string' ? ltik.s : undefined;
+    const clientId = typeof ltik.clientId === 'string' ? ltik.clientId : undefined;
+    if (!state || !clientId) throw new LtiRefusal('session_expired', 'the session token carries no launch');
+    const stored = await loginStates.claims(state, options.sessionMaxAgeSeconds);
+    if (!stored) throw new LtiRefusal('session_expired', 'the launch behind this session has expired');
+    return toLaunch(launchClaimsSchema.parse(stored), clientId);
+  }
+
+  const launched = async (_token: unknown, req: Request, res: Response, next: NextFunction) => {
+    try {
+      res.locals.retryFields = { ltik: ltikOf(res) };
+      await onLaunch(await launchOf(res), req, res);
+    } catch (error) {
+      next(error);
+    }
+  };
+  lti.onConnect(launched);
+  lti.onDeepLinking(launched);
+
+  // Fails here, with a non-zero exit from the caller, rather than inside ltijs's deploy() which exits 0.
+  await options.db.ping();
+  await lti.deploy({ serverless: true, silent: true });
+  forwardRejections(lti.app, (error) => options.logger.error({ err: error }, 'ltijs failed after answering'));
+
+  const sessionRouter = express.Router();
+  // A retryable failure of a session page offers "Try again" posting the session token again (error-handler.ts).
+  sessionRouter.use((_req, res, next) => {
+    if (typeof res.locals.ltik === 'string') res.locals.retryFields = { ltik: res.locals.ltik };
+    next();
+  });
+  lti.app.use(sessionRouter);
+
+  async function housekeeping() {
+    const loginStatesDeleted = await loginStates.purge({
+      // Kept a while past the last moment they could be launched, so a late launch is told it was too slow.
+      pendingSeconds: 2 * LOGIN_MAX_AGE_SECONDS + options.clockSkewSeconds,
+      consumedSeconds: Math.max(options.sessionMaxAgeSeconds, LOGIN_MAX_AGE_SECONDS) + options.clockSkewSeconds,
+    });
+    const ltijsDocuments = await store.purgeExpired();
+    return { loginStates: loginStatesDeleted, ltijsDocuments };
+  }
+  const housekeepingTimer = setInterval(() => {
+    housekeeping().catch((error: unknown) => options.logger.warn({ err: error }, 'LTI housekeeping failed'));
+  }, HOUSEKEEPING_INTERVAL_MS);
+  housekeepingTimer.unref();
+
+  return {
+    handle(given) {
+      handlers = given;
+    },
+    housekeeping,
+    mount(app) {
+      app.use('/lti', lti.app);
+    },
+    sessionRouter,
+    deployments,
+    launchOf,
+    async platformStorageOf(state) {
+      const login = await loginStates.describe(state);
+      if (!login?.storageTarget || login.consumed || login.ageSeconds > LOGIN_MAX_AGE_SECONDS || !login.clientId) return undefined;
+      const platform = await lti.getPlatform(login.issuer, login.clientId);
+      const platformOrigin = platform ? platformOriginOf(await platform.platformAuthEndpoint()) : undefined;
+      return platformOrigin ? { target: login.storageTarget, platformOrigin } : undefined;
+    },
+    ltikOf,
+    // The session ltijs accepted or, in the id_token POST, has just issued; else the token the request names.
+    sessionIdOf: (req) => {
+      const issued: unknown = req.res?.locals.ltik;
+      return typeof issued === 'string' ? issued : (sessionTokenOf(req) ?? '');
+    },
+    deepLinkingResponse: (res, items, responseOptions) => deepLinkingResponse(lti, res, items, responseOptions),
+    members: createNamesRolesClient({ provider: lti, encryptionKey: options.encryptionKey, userAgent: options.userAgent, http: platformHttp }).members,
+    platforms: createPlatformRegistry(lti, deployments),
+    async close() {
+      // ltijs's close() also closes the store; the caller owns and closes the database.
+      clearInterval(housekeepingTimer);
+      activeValidator = undefined;
+      await platformHttp.close();
+    },
+  };
+}
+
+/** ltijs's own routes and options: the tool's session check and cookie attributes run inside its app. */
+function setUpLtijs(lti: LtijsProvider, options: LtiAdapterOptions, store: ReturnType<typeof createStore>, checkSession: RequestHandler): void {
+  const secure = options.publicUrl.protocol === 'https:';
   lti.setup(
     options.encryptionKey,
     { plugin: store },
@@ -171,25 +372,112 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
       dynRegRoute: '/register',
       cors: false,
       tokenMaxAge: false,
+      // The id_token POST goes straight to onConnect: ltijs's redirect to `/launch?ltik=…` would put the session
+      // token into access logs and browser history. The ltik is then the session's only credential (no cookie),
+      // carried in request bodies and Authorization headers, never in a URL.
+      ltiaas: true,
       // An LMS frames the tool from another site: cookies must be SameSite=None; Secure over https.
       // Plain http (local sandbox) cannot carry Secure cookies, so Lax there.
       cookies: secure ? { secure: true, sameSite: 'None' } : { secure: false, sameSite: 'Lax' },
       // Runs inside ltijs's app after its body parsing, before its session check.
       serverAddon: (app) => {
-        app.use(boundSessionAge);
-        app.use((req: Request, _res: Response, next: NextFunction) => {
-          const body = req.body as Record<string, unknown> | undefined;
-          requestContext.run({ state: typeof body?.state === 'string' ? body.state : undefined }, next);
-        });
+        app.use(checkSession);
+        app.use(cookieAttributes(secure, LOGIN_MAX_AGE_SECONDS));
+        app.use(trackRequest(options, options.publicUrl.origin));
       },
     },
   );
+}
 
+/** Signs the deep-linking response of the current deep-linking session (LTI Deep Linking 2.0 §4.2). */
+async function deepLinkingResponse(
+  lti: LtijsProvider,
+  res: Response,
+  items: LtiResourceLinkItem[],
+  responseOptions?: { message?: string },
+): Promise<DeepLinkingResponse> {
+    const token = res.locals.token as
+      | { platformContext?: { deepLinkingSettings?: { deep_link_return_url?: unknown; accept_presentation_document_targets?: unknown } } }
+      | undefined;
+    const settings = token?.platformContext?.deepLinkingSettings;
+    const returnUrl = settings?.deep_link_return_url;
+    if (!token || typeof returnUrl !== 'string') throw new LtiRefusal('unsupported_message', 'this session is not a deep-linking launch');
+    // Exams open in a new window where the platform offers that (Canvas, Moodle): cookies then work and
+    // nothing of the exam runs inside the LMS's frame.
+    const targets = settings?.accept_presentation_document_targets;
+    const acceptsWindow = Array.isArray(targets) && targets.includes('window');
+    const presented = acceptsWindow ? items.map((item) => (item.window || item.iframe ? item : { ...item, window: { targetName: '_blank' } })) : items;
+    // Only `message`: ltijs writes errMessage under a misspelt claim name ('…/errormsg ' with a space).
+    const jwt = await lti.DeepLinking.createDeepLinkingMessage(token, presented, responseOptions?.message ? { message: responseOptions.message } : undefined);
+    return { returnUrl, jwt };
+}
+
+/**
+ * How long this process reuses ltijs's reads of platforms and keys (four queries per launch otherwise). Changes
+ * made through this process apply at once; another replica's, or the CLI's on PostgreSQL, within this time.
+ */
+export const PLATFORM_CACHE_SECONDS = 5;
+
+/** Our store for ltijs; a failed delete of a used login's `state` document is only logged. */
+function createStore(db: Database, options: Pick<LtiAdapterOptions, 'olderEncryptionKeys' | 'logger'>): LtijsStore {
+  const store = new LtijsStore(db, { olderKeys: options.olderEncryptionKeys, cacheSeconds: PLATFORM_CACHE_SECONDS });
+  return tolerateStateDeleteFailures(store, (error) => options.logger.warn({ err: error }, 'could not delete a used ltijs state document'));
+}
+
+/** Notes each request's state, framing and storage target for the patched ltijs functions, and replaces ltijs's raw error answers. */
+function trackRequest(options: Pick<LtiAdapterOptions, 'fail'>, toolOrigin: string) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const body = req.body as Record<string, unknown> | undefined;
+    const context: RequestContext = {
+      state: typeof body?.state === 'string' ? body.state : undefined,
+      framed: framedBy(req),
+      storageTarget: storageTargetOf(req),
+      storageProof: storageProofOf(body, { secFetchSite: req.get('sec-fetch-site'), origin: req.get('origin') }, toolOrigin),
+    };
+    // ltijs's raw error answers (they name the database, host and port) become the tool's own error response.
+    replaceLtijsErrorAnswers(res, (message) => options.fail(context.failure ?? new Error(`ltijs: ${message}`), req, res));
+    requestContext.run(context, next);
+  };
+}
+
+/** ltijs's refusals become the tool's refusal pages (or its error handler's 503 when the database is down). */
+function handleLtijsRefusals(lti: LtijsProvider, refuse: LtiHandlers['refuse']): void {
+  const refuseFromLtijs = (status: number, fallback: LtiRefusalCode) => (req: Request, res: Response, next: NextFunction) => {
+    const context = requestContext.getStore();
+    if (context?.failure) {
+      next(context.failure);
+      return;
+    }
+    const details = (res.locals.err as { details?: { message?: string } } | undefined)?.details;
+    const refusal =
+      context?.refusal ??
+      new LtiRefusal(details?.message ? refusalFromLtijsMessage(details.message) : fallback, details?.message ?? fallback);
+    refuse(req, res, refusal, status);
+  };
+  lti.onInvalidToken(refuseFromLtijs(401, 'invalid_token'));
+  lti.onSessionTimeout(refuseFromLtijs(401, 'session_expired'));
+  lti.onUnregisteredPlatform((req, res) => {
+    const params = { ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown> | undefined) ?? {}) };
+    const text = (value: unknown) => (typeof value === 'string' && value.length > 0 && value.length <= 255 ? value : undefined);
+    const issuer = text(params.iss);
+    const clientId = text(params.client_id);
+    const registration = issuer && clientId ? { issuer, clientId, deploymentId: text(params.lti_deployment_id) } : undefined;
+    refuse(req, res, new LtiRefusal('unregistered_platform', `login from unregistered issuer ${String(issuer)} (client id ${String(clientId)})`, registration), 400);
+  });
+  lti.onInactivePlatform((req, res) => refuse(req, res, new LtiRefusal('inactive_platform', 'platform not activated'), 401));
+}
+
+/** Our id_token validator (token-validator.ts) over ltijs's registered platforms. */
+function createValidator(
+  lti: LtijsProvider,
+  options: Pick<LtiAdapterOptions, 'userAgent' | 'publicUrl' | 'clockSkewSeconds'>,
+  stores: { loginStates: LoginStateStore; deployments: DeploymentStore; fetch: typeof fetch },
+): TokenValidator {
   async function findLtijsPlatform(issuer: string, clientId: string): Promise<LtijsPlatform | undefined> {
     return (await lti.getPlatform(issuer, clientId)) || undefined;
   }
 
-  activeValidator = createTokenValidator({
+  return createTokenValidator({
     findPlatform: async (issuer, clientId) => {
       const platform = await findLtijsPlatform(issuer, clientId);
       if (!platform) return undefined;
@@ -200,169 +488,11 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
         authConfig: await platform.platformAuthConfig(),
       };
     },
-    keys: createPlatformKeys({ userAgent: options.userAgent }),
-    loginStates,
-    deployments,
+    keys: createPlatformKeys({ userAgent: options.userAgent, fetch: stores.fetch }),
+    loginStates: stores.loginStates,
+    deployments: stores.deployments,
     publicUrl: options.publicUrl,
     clockSkewSeconds: options.clockSkewSeconds,
     loginMaxAgeSeconds: LOGIN_MAX_AGE_SECONDS,
   });
-
-  const refuseFromLtijs = (status: number, fallback: LtiRefusalCode) => (req: Request, res: Response) => {
-    const context = requestContext.getStore();
-    const details = (res.locals.err as { details?: { message?: string } } | undefined)?.details;
-    const refusal =
-      context?.refusal ??
-      new LtiRefusal(details?.message ? refusalFromLtijsMessage(details.message) : fallback, details?.message ?? fallback);
-    options.refuse(req, res, refusal, status);
-  };
-  lti.onInvalidToken(refuseFromLtijs(401, 'invalid_token'));
-  lti.onSessionTimeout(refuseFromLtijs(401, 'session_expired'));
-  lti.onUnregisteredPlatform((req, res) =>
-    options.refuse(req, res, new LtiRefusal('unregistered_platform', `login from unregistered issuer ${String(req.body?.iss ?? req.query.iss)}`), 400),
-  );
-  lti.onInactivePlatform((req, res) => options.refuse(req, res, new LtiRefusal('inactive_platform', 'platform not activated'), 401));
-
-  function ltikOf(res: Response): string {
-    const ltik: unknown = res.locals.ltik;
-    if (typeof ltik !== 'string') throw new LtiRefusal('session_expired', 'no LTI session on this request');
-    return ltik;
-  }
-
-  async function launchOf(res: Response): Promise<LtiLaunch> {
-    const ltik = decodeJwt(ltikOf(res));
-    const state = typeof ltik.s === 'string' ? ltik.s : undefined;
-    const clientId = typeof ltik.clientId === 'string' ? ltik.clientId : undefined;
-    if (!state || !clientId) throw new LtiRefusal('session_expired', 'the session token carries no launch');
-    const stored = await loginStates.claims(state, options.sessionMaxAgeSeconds);
-    if (!stored) throw new LtiRefusal('session_expired', 'the launch behind this session has expired');
-    return toLaunch(launchClaimsSchema.parse(stored), clientId);
-  }
-
-  lti.onConnect(async (_token, req, res, next) => {
-    try {
-      await options.onLaunch(await launchOf(res), req, res);
-    } catch (error) {
-      next(error);
-    }
-  });
-  lti.onDeepLinking(async (_token, req, res, next) => {
-    try {
-      await options.onLaunch(await launchOf(res), req, res);
-    } catch (error) {
-      next(error);
-    }
-  });
-
-  // Fails here, with a non-zero exit from the caller, rather than inside ltijs's deploy() which exits 0.
-  await options.db.ping();
-  await lti.deploy({ serverless: true, silent: true });
-
-  const sessionRouter = express.Router();
-  lti.app.use(sessionRouter);
-
-  async function housekeeping() {
-    const loginStatesDeleted = await loginStates.purge(Math.max(options.sessionMaxAgeSeconds, LOGIN_MAX_AGE_SECONDS) + options.clockSkewSeconds);
-    const ltijsDocuments = await store.purgeExpired();
-    return { loginStates: loginStatesDeleted, ltijsDocuments };
-  }
-  const housekeepingTimer = setInterval(() => {
-    housekeeping().catch((error: unknown) => options.logger.warn({ err: error }, 'LTI housekeeping failed'));
-  }, HOUSEKEEPING_INTERVAL_MS);
-  housekeepingTimer.unref();
-
-  return {
-    housekeeping,
-    mount(app) {
-      app.use('/lti', lti.app);
-    },
-    sessionRouter,
-    deployments,
-    launchOf,
-    ltikOf,
-    sessionIdOf: (req) => ltikFromRequest(req) ?? '',
-    async deepLinkingResponse(res, items, responseOptions) {
-      const token = res.locals.token as
-        | { platformContext?: { deepLinkingSettings?: { deep_link_return_url?: unknown; accept_presentation_document_targets?: unknown } } }
-        | undefined;
-      const settings = token?.platformContext?.deepLinkingSettings;
-      const returnUrl = settings?.deep_link_return_url;
-      if (!token || typeof returnUrl !== 'string') throw new LtiRefusal('unsupported_message', 'this session is not a deep-linking launch');
-      // Exams open in a new window where the platform offers that (Canvas, Moodle): cookies then work and
-      // nothing of the exam runs inside the LMS's frame.
-      const targets = settings?.accept_presentation_document_targets;
-      const acceptsWindow = Array.isArray(targets) && targets.includes('window');
-      const presented = acceptsWindow ? items.map((item) => (item.window || item.iframe ? item : { ...item, window: { targetName: '_blank' } })) : items;
-      // Only `message`: ltijs writes errMessage under a misspelt claim name ('…/errormsg ' with a space).
-      const jwt = await lti.DeepLinking.createDeepLinkingMessage(token, presented, responseOptions?.message ? { message: responseOptions.message } : undefined);
-      return { returnUrl, jwt };
-    },
-    members: createNamesRolesClient({ provider: lti, encryptionKey: options.encryptionKey, userAgent: options.userAgent }).members,
-    platforms: {
-      async register(input) {
-        const authConfig =
-          'jwksUrl' in input.key
-            ? { method: 'JWK_SET' as const, key: input.key.jwksUrl }
-            : 'jwk' in input.key
-              ? { method: 'JWK_KEY' as const, key: input.key.jwk }
-              : { method: 'RSA_KEY' as const, key: input.key.publicKeyPem };
-        await lti.registerPlatform({
-          url: input.issuer,
-          clientId: input.clientId,
-          name: input.name ?? new URL(input.issuer).host,
-          authenticationEndpoint: input.authUrl,
-          accesstokenEndpoint: input.tokenUrl,
-          authorizationServer: input.authorizationServer,
-          authConfig,
-        });
-        for (const deploymentId of input.deploymentIds) await deployments.add(input.issuer, input.clientId, deploymentId);
-      },
-      async list() {
-        const platforms = await lti.getAllPlatforms();
-        return Promise.all(
-          platforms.map(async (platform) => {
-            const issuer = await platform.platformUrl();
-            const clientId = await platform.platformClientId();
-            return {
-              issuer,
-              clientId,
-              name: await platform.platformName(),
-              active: await platform.platformActive(),
-              authUrl: await platform.platformAuthEndpoint(),
-              tokenUrl: await platform.platformAccessTokenEndpoint(),
-              keyMethod: (await platform.platformAuthConfig()).method,
-              deploymentIds: await deployments.list(issuer, clientId),
-            };
-          }),
-        );
-      },
-      async remove(issuer, clientId) {
-        const platform = await findLtijsPlatform(issuer, clientId);
-        await deployments.removeAll(issuer, clientId);
-        if (!platform) return false;
-        await lti.deletePlatform(issuer, clientId);
-        return true;
-      },
-      async setActive(issuer, clientId, active) {
-        const platform = await findLtijsPlatform(issuer, clientId);
-        if (!platform) throw new Error(`no platform ${issuer} with client id ${clientId}`);
-        await platform.platformActive(active);
-      },
-    },
-    async close() {
-      // ltijs's close() also closes the store; the caller owns and closes the database.
-      clearInterval(housekeepingTimer);
-      activeValidator = undefined;
-    },
-  };
-}
-
-function ltikFromRequest(req: Request): string | undefined {
-  const query = req.query.ltik;
-  if (typeof query === 'string') return query;
-  const body = req.body as Record<string, unknown> | undefined;
-  if (typeof body?.ltik === 'string') return body.ltik;
-  const header = req.get('authorization');
-  const match = header?.match(/^(?:Bearer |LTIK-AUTH-V1 Token=)([^,\s]+)/);
-  return match?.[1];
 }

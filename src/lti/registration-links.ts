@@ -8,10 +8,15 @@ import type { Queryable } from '../db/types.js';
 export interface RegistrationLinks {
   issue(ttlSeconds: number): Promise<{ token: string; expiresAt: Date }>;
   /** 'ok' when the token may be used now (it is not consumed by this call). */
-  check(token: string): Promise<'ok' | 'unknown' | 'expired' | 'used'>;
+  check(token: string): Promise<'ok' | 'unknown' | 'expired' | 'used' | 'exhausted'>;
+  /** Counts a failed registration with the token; returns how many attempts it has left. */
+  recordFailure(token: string): Promise<number>;
   /** Consumes the token atomically; false when it was used or expired meanwhile. */
   consume(token: string, registered: { issuer: string; clientId: string }): Promise<boolean>;
 }
+
+/** Failed registrations a link allows: enough for an LMS administrator's typo, too few to probe with. */
+export const MAX_FAILED_REGISTRATIONS = 3;
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -26,20 +31,28 @@ export function createRegistrationLinks(db: Queryable): RegistrationLinks {
       return { token, expiresAt: new Date(result.rows[0]?.expires_at ?? Date.now()) };
     },
     async check(token) {
-      const result = await db.query<{ used: boolean; expired: boolean }>(
-        'SELECT used_at IS NOT NULL AS used, expires_at <= now() AS expired FROM registration_links WHERE token_hash = $1',
+      const result = await db.query<{ used: boolean; expired: boolean; failed_attempts: number }>(
+        'SELECT used_at IS NOT NULL AS used, expires_at <= now() AS expired, failed_attempts FROM registration_links WHERE token_hash = $1',
         [hash(token)],
       );
       const row = result.rows[0];
       if (!row) return 'unknown';
       if (row.used) return 'used';
       if (row.expired) return 'expired';
+      if (row.failed_attempts >= MAX_FAILED_REGISTRATIONS) return 'exhausted';
       return 'ok';
+    },
+    async recordFailure(token) {
+      const result = await db.query<{ failed_attempts: number }>(
+        'UPDATE registration_links SET failed_attempts = failed_attempts + 1 WHERE token_hash = $1 RETURNING failed_attempts',
+        [hash(token)],
+      );
+      return Math.max(0, MAX_FAILED_REGISTRATIONS - (result.rows[0]?.failed_attempts ?? MAX_FAILED_REGISTRATIONS));
     },
     async consume(token, registered) {
       const result = await db.query(
         `UPDATE registration_links SET used_at = now(), issuer = $2, client_id = $3
-          WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
+          WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() AND failed_attempts < ${MAX_FAILED_REGISTRATIONS}`,
         [hash(token), registered.issuer, registered.clientId],
       );
       return result.rowCount === 1;

@@ -1,7 +1,13 @@
+import { translatorOf } from '../i18n/middleware.js';
+import { randomUUID } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from '../logger.js';
-import { RegistrationError, registerWithPlatform, type ToolDescription } from './dynamic-registration.js';
+import { createGuardedHttp } from '../net/guarded-http.js';
+import { MAX_REGISTRATION_ANSWER_BYTES, RegistrationError, registerWithPlatform, type ToolDescription } from './dynamic-registration.js';
+import { decodeJwt } from 'jose';
 import { LtiRefusal } from './errors.js';
+import { LTI_ROUTES } from './paths.js';
+import { isStorageTarget, platformOriginOf, STORAGE_ANSWER_TIMEOUT_MS, STORAGE_FIELDS, storageKeys } from './platform-storage.js';
 import type { LtiAdapter } from './provider.js';
 import type { RegistrationLinks } from './registration-links.js';
 
@@ -10,6 +16,8 @@ export interface LtiRoutesOptions {
   registrationLinks: RegistrationLinks;
   tool: ToolDescription;
   userAgent: string;
+  /** Development only: dynamic registration may reach an LMS on loopback (plain http allowed there). */
+  allowLoopbackRegistration: boolean;
   logger: Logger;
   refuse(req: Request, res: Response, refusal: LtiRefusal, status: number): void;
 }
@@ -19,6 +27,8 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
   const router = express.Router();
   const { tool } = options;
   const urlencoded = express.urlencoded({ extended: false, limit: '64kb' });
+  // The id_token POST is read here before ltijs reads it: with ltijs's own limit (body-parser's 100 kB).
+  const launchForm = express.urlencoded({ extended: false, limit: '100kb' });
   // ltijs's own body-parser 1.x reads the body again unless it sees this flag (body-parser 2 no longer sets it).
   const form: RequestHandler[] = [
     urlencoded,
@@ -37,32 +47,30 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
     const link = typeof params.link === 'string' ? params.link : '';
     const openIdConfiguration = typeof params.openid_configuration === 'string' ? params.openid_configuration : '';
     const registrationToken = typeof params.registration_token === 'string' ? params.registration_token : undefined;
+    const { t } = translatorOf(req, res);
     const fail = (status: number, message: string) =>
-      res.status(status).render('lti/registration', { ok: false, message, title: 'Registration refused' });
+      res.status(status).render('lti/registration', { ok: false, message, title: t('registration:title.refused') });
 
     const linkState = link ? await options.registrationLinks.check(link) : 'unknown';
     if (linkState !== 'ok') {
-      const why = {
-        unknown: 'This registration link is not valid. Ask the proctoring tool administrator for a new one (npm run cli -- platform register-link).',
-        expired: 'This registration link has expired. Ask the proctoring tool administrator for a new one.',
-        used: 'This registration link was already used. Ask the proctoring tool administrator for a new one.',
-      }[linkState];
-      fail(403, why);
+      fail(403, t(`registration:link.${linkState}`));
       return;
     }
     if (!openIdConfiguration) {
-      fail(400, 'Paste this link into your LMS as the tool registration URL; the LMS adds the openid_configuration parameter itself.');
+      fail(400, t('registration:noOpenIdConfiguration'));
       return;
     }
+    const http = createGuardedHttp({ policy: { allowLoopback: options.allowLoopbackRegistration }, maxBytes: MAX_REGISTRATION_ANSWER_BYTES });
     try {
       const { platform, productFamily } = await registerWithPlatform({
         openIdConfigurationUrl: openIdConfiguration,
         registrationToken,
         tool,
         userAgent: options.userAgent,
+        http,
       });
       if (!(await options.registrationLinks.consume(link, { issuer: platform.issuer, clientId: platform.clientId }))) {
-        fail(403, 'This registration link was used meanwhile. Ask the proctoring tool administrator for a new one.');
+        fail(403, t('registration:link.usedMeanwhile'));
         return;
       }
       await options.adapter.platforms.register(platform);
@@ -72,20 +80,22 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
       );
       res.render('lti/registration', {
         ok: true,
-        title: 'Registration complete',
-        message:
-          productFamily === 'moodle'
-            ? 'The proctoring tool is registered. In Moodle, an administrator must now activate the tool (Site administration → Plugins → Manage tools).'
-            : 'The proctoring tool is registered. You can close this window.',
+        title: t('registration:title.complete'),
+        message: t(productFamily === 'moodle' ? 'registration:done.moodle' : 'registration:done.other'),
         deploymentIds: platform.deploymentIds,
       });
     } catch (error) {
       if (error instanceof RegistrationError) {
-        options.logger.warn({ err: error.message }, 'dynamic registration refused');
-        fail(400, error.message);
+        const reference = randomUUID().slice(0, 8);
+        const attemptsLeft = await options.registrationLinks.recordFailure(link);
+        options.logger.warn({ reference, detail: error.detail, attemptsLeft }, 'dynamic registration refused');
+        // The cause itself (error.message) is technical and stays in English, for the administrators.
+        fail(400, t('registration:failed', { detail: error.message, attemptsLeft: Math.max(attemptsLeft, 0), reference }));
         return;
       }
       throw error;
+    } finally {
+      await http.close();
     }
   });
 
@@ -107,17 +117,104 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
       options.refuse(req, res, new LtiRefusal('wrong_target', `target_link_uri ${target} is not on this tool`), 400);
       return;
     }
+    const framed = req.get('sec-fetch-dest') === 'iframe';
+    const fields = Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+    const storageTarget = text('lti_storage_target');
+    // Framed by an LMS offering its client-side storage: the login's state and nonce go there instead of a
+    // cookie. ltijs's redirect to the platform's authorization endpoint becomes a page that stores them
+    // first; if the platform does not answer, that page falls back to the cookie path below.
+    if (framed && isStorageTarget(storageTarget) && text('lti_storage_check') === undefined) {
+      storeInPlatform(req, res, storageTarget, fields.filter(([name]) => name !== 'lti_storage_target'));
+      next();
+      return;
+    }
     // Framed by the LMS: make sure this browser keeps our cookies here, or continue in a new window
     // (re-running this login at the top level) — never by switching off state validation.
-    if (req.get('sec-fetch-dest') === 'iframe' && text('lti_storage_check') !== 'done') {
-      const fields = Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
-      res.status(200).render('lti/cookie-check', { title: 'Opening the proctoring tool', action: req.baseUrl + req.path, fields });
+    if (framed && text('lti_storage_check') !== 'done') {
+      res.status(200).render('lti/cookie-check', { title: translatorOf(req, res).t('cookies:title'), action: req.baseUrl + req.path, fields });
       return;
     }
     next();
   });
 
+  // The platform's answer to a login that kept its state in the platform's storage: no state cookie comes
+  // back in the frame, so a page reads the state and nonce back (lti.get_data) and posts the id_token again
+  // with what it read; the validator then checks them against the login's row (platform-storage.ts).
+  router.post(LTI_ROUTES.launch, launchForm, async (req, res, next) => {
+    const body = req.body as Record<string, unknown> | undefined;
+    if (body !== undefined) (req as Request & { _body?: boolean })._body = true;
+    const idToken = body?.id_token;
+    const state = body?.state;
+    if (typeof idToken !== 'string' || typeof state !== 'string' || body?.[STORAGE_FIELDS.outcome] !== undefined || hasCookie(req, `state${state}`)) {
+      next();
+      return;
+    }
+    try {
+      const storage = await options.adapter.platformStorageOf(state);
+      const nonce = storage ? nonceOf(idToken) : undefined;
+      if (!storage || !nonce) {
+        next();
+        return;
+      }
+      const keys = storageKeys(state, nonce);
+      res.status(200).set('Cache-Control', 'no-store').render('lti/platform-storage', {
+        title: 'Opening the proctoring tool',
+        mode: 'get',
+        storage: { ...storage, keys, state, nonce, timeoutMs: STORAGE_ANSWER_TIMEOUT_MS },
+        action: req.baseUrl + req.path,
+        fields: Object.entries(body ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+        fieldNames: STORAGE_FIELDS,
+      });
+    } catch (error) {
+      next(error);
+    }
+  });
+
   return router;
+}
+
+/** Whether the request carries a cookie of this name (the state cookie ltijs signs; its value is checked there). */
+function hasCookie(req: Request, name: string): boolean {
+  return (req.get('cookie') ?? '').split(';').some((pair) => pair.trim().startsWith(`${name}=`));
+}
+
+/** The nonce of an id_token, read without verifying it (the validator verifies everything after). */
+function nonceOf(idToken: string): string | undefined {
+  try {
+    const nonce = decodeJwt(idToken).nonce;
+    return typeof nonce === 'string' && nonce.length <= 256 ? nonce : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Replaces ltijs's redirect to the platform's authorization endpoint by a page that stores the login's state
+ * and nonce in the platform (lti.put_data) and then goes on there. `fallback` is the login initiation again,
+ * without the storage target, for the cookie path when the platform does not answer.
+ */
+function storeInPlatform(req: Request, res: Response, target: string, fallback: [string, string][]): void {
+  const redirect = res.redirect.bind(res) as (...args: unknown[]) => void;
+  const action = req.baseUrl + req.path;
+  (res as { redirect: unknown }).redirect = (...args: unknown[]) => {
+    const location = args.find((arg): arg is string => typeof arg === 'string');
+    const platformOrigin = location ? platformOriginOf(location) : undefined;
+    const authUrl = location && platformOrigin ? new URL(location) : undefined;
+    const state = authUrl?.searchParams.get('state');
+    const nonce = authUrl?.searchParams.get('nonce');
+    if (!authUrl || !platformOrigin || !state || !nonce) {
+      redirect(...args);
+      return;
+    }
+    res.status(200).set('Cache-Control', 'no-store').render('lti/platform-storage', {
+      title: 'Opening the proctoring tool',
+      mode: 'put',
+      storage: { target, platformOrigin, keys: storageKeys(state, nonce), state, nonce, timeoutMs: STORAGE_ANSWER_TIMEOUT_MS, next: authUrl.href },
+      action,
+      fields: [...fallback.filter(([name]) => name !== 'lti_storage_check'), ['lti_storage_check', 'cookie']],
+      fieldNames: STORAGE_FIELDS,
+    });
+  };
 }
 
 /** The JSON Canvas's "Enter URL" developer-key form reads (LTI 1.3 tool configuration). */

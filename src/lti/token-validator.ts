@@ -4,7 +4,9 @@ import { CLAIM, claimsToKeep, launchClaimsSchema, type LaunchClaims } from './cl
 import type { DeploymentStore } from './deployments.js';
 import { LtiRefusal } from './errors.js';
 import type { LoginStateStore } from './login-states.js';
+import { OutboundError } from '../net/guarded-http.js';
 import type { PlatformKeys } from './platform-keys.js';
+import { storageProofMatches, type StorageProof } from './platform-storage.js';
 
 export interface KnownPlatform {
   clientId: string;
@@ -33,6 +35,34 @@ export interface ValidatedLaunch {
   platformId: string;
 }
 
+function decode(idToken: string): { payload: JWTPayload; alg?: string } {
+  try {
+    return { payload: decodeJwt(idToken), alg: decodeProtectedHeader(idToken).alg };
+  } catch {
+    throw new LtiRefusal('invalid_token', 'the id_token is not a readable JWT');
+  }
+}
+
+function checkAuthorizedParty(payload: JWTPayload, clientId: string) {
+  const azp = payload.azp;
+  const multipleAudiences = Array.isArray(payload.aud) && payload.aud.length > 1;
+  if (multipleAudiences && azp === undefined) throw new LtiRefusal('audience_mismatch', 'several audiences and no azp');
+  if (azp !== undefined && azp !== clientId) throw new LtiRefusal('audience_mismatch', `azp ${String(azp)} is not this tool`);
+}
+
+function readClaims(payload: JWTPayload): LaunchClaims {
+  const messageType = payload[CLAIM.messageType];
+  if (messageType !== 'LtiResourceLinkRequest' && messageType !== 'LtiDeepLinkingRequest') {
+    throw new LtiRefusal('unsupported_message', `message type ${String(messageType)}`);
+  }
+  const parsed = launchClaimsSchema.safeParse(payload);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new LtiRefusal('missing_claim', `${first?.path.join('.') ?? 'claims'}: ${first?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
 /**
  * Every check of the LTI 1.3 security framework on an id_token, as small named steps run in order,
  * each refusing with its own code. It replaces ltijs's validation, which skips several of them
@@ -41,17 +71,36 @@ export interface ValidatedLaunch {
 export function createTokenValidator(deps: TokenValidatorDeps) {
   const nowSeconds = () => Math.floor((deps.now?.() ?? Date.now()) / 1000);
 
-  function decode(idToken: string): { payload: JWTPayload; alg?: string } {
-    try {
-      return { payload: decodeJwt(idToken), alg: decodeProtectedHeader(idToken).alg };
-    } catch {
-      throw new LtiRefusal('invalid_token', 'the id_token is not a readable JWT');
-    }
+  async function checkIssuerMatchesLogin(payload: JWTPayload, state: string | undefined, cookieIssuer: string | undefined, storageProof: StorageProof | undefined) {
+    const loginIssuer = cookieIssuer ?? (await issuerFromPlatformStorage(payload, state, storageProof));
+    if (!loginIssuer) throw await missingCookieRefusal(state);
+    if (payload.iss !== loginIssuer) throw new LtiRefusal('issuer_mismatch', `login was for ${loginIssuer}, token is from ${String(payload.iss)}`);
   }
 
-  function checkIssuerMatchesLogin(payload: JWTPayload, cookieIssuer: string | undefined) {
-    if (!cookieIssuer) throw new LtiRefusal('missing_validation_cookie', 'no state cookie came back with the launch');
-    if (payload.iss !== cookieIssuer) throw new LtiRefusal('issuer_mismatch', `login was for ${cookieIssuer}, token is from ${String(payload.iss)}`);
+  /**
+   * No state cookie, but the launch page read this login's state and nonce back from the platform's storage
+   * (platform-storage.ts): the login's own row names the issuer, as the cookie would have. The nonce is
+   * still checked against that row and used up by consumeNonce.
+   */
+  async function issuerFromPlatformStorage(payload: JWTPayload, state: string | undefined, proof: StorageProof | undefined): Promise<string | undefined> {
+    if (!proof || !state) return undefined;
+    const login = await deps.loginStates.describe(state);
+    return login && storageProofMatches(login, proof, { state, nonce: payload.nonce }) ? login.issuer : undefined;
+  }
+
+  /** The state cookie did not come back: say why, from how the login behind this state ran. */
+  async function missingCookieRefusal(state: string | undefined): Promise<LtiRefusal> {
+    const login = state ? await deps.loginStates.describe(state) : undefined;
+    if (!login) return new LtiRefusal('nonce_invalid', 'no state cookie, and no login was started with this state');
+    const age = Math.round(login.ageSeconds);
+    if (login.ageSeconds > deps.loginMaxAgeSeconds) {
+      return new LtiRefusal('login_too_slow', `no state cookie: the login started ${age} s ago, longer than the ${deps.loginMaxAgeSeconds} s it may take`);
+    }
+    if (login.framed === false) {
+      return new LtiRefusal('cookies_refused_top_level', `no state cookie although the login (${age} s ago) ran in a window of its own`);
+    }
+    const where = login.framed ? 'inside a frame' : 'in an unknown context (no Sec-Fetch-Dest)';
+    return new LtiRefusal('missing_validation_cookie', `no state cookie: the login (${age} s ago) ran ${where}`);
   }
 
   async function findPlatform(payload: JWTPayload): Promise<KnownPlatform> {
@@ -65,7 +114,8 @@ export function createTokenValidator(deps: TokenValidatorDeps) {
         return platform;
       }
     }
-    throw new LtiRefusal('unregistered_platform', `no platform registered for issuer ${issuer} and client ids ${audiences.join(', ')}`);
+    const deploymentId = payload[CLAIM.deploymentId];
+    throw new LtiRefusal('unregistered_platform', `no platform registered for issuer ${issuer} and client ids ${audiences.join(', ')}`, audiences.length === 1 ? { issuer, clientId: audiences[0]!, deploymentId: typeof deploymentId === 'string' ? deploymentId : undefined } : undefined);
   }
 
   async function verifySignature(idToken: string, platform: KnownPlatform, issuer: string, alg: string | undefined) {
@@ -94,30 +144,10 @@ export function createTokenValidator(deps: TokenValidatorDeps) {
     }
   }
 
-  function checkAuthorizedParty(payload: JWTPayload, clientId: string) {
-    const azp = payload.azp;
-    const multipleAudiences = Array.isArray(payload.aud) && payload.aud.length > 1;
-    if (multipleAudiences && azp === undefined) throw new LtiRefusal('audience_mismatch', 'several audiences and no azp');
-    if (azp !== undefined && azp !== clientId) throw new LtiRefusal('audience_mismatch', `azp ${String(azp)} is not this tool`);
-  }
-
-  function readClaims(payload: JWTPayload): LaunchClaims {
-    const messageType = payload[CLAIM.messageType];
-    if (messageType !== 'LtiResourceLinkRequest' && messageType !== 'LtiDeepLinkingRequest') {
-      throw new LtiRefusal('unsupported_message', `message type ${String(messageType)}`);
-    }
-    const parsed = launchClaimsSchema.safeParse(payload);
-    if (!parsed.success) {
-      const first = parsed.error.issues[0];
-      throw new LtiRefusal('missing_claim', `${first?.path.join('.') ?? 'claims'}: ${first?.message ?? 'invalid'}`);
-    }
-    return parsed.data;
-  }
-
   async function checkDeployment(claims: LaunchClaims, clientId: string) {
     const deploymentId = claims[CLAIM.deploymentId];
     if (!(await deps.deployments.has(claims.iss, clientId, deploymentId))) {
-      throw new LtiRefusal('unknown_deployment', `deployment ${deploymentId} of ${claims.iss} (client ${clientId}) is not registered`);
+      throw new LtiRefusal('unknown_deployment', `deployment ${deploymentId} of ${claims.iss} (client ${clientId}) is not registered`, { issuer: claims.iss, clientId, deploymentId });
     }
   }
 
@@ -137,6 +167,7 @@ export function createTokenValidator(deps: TokenValidatorDeps) {
     const nonce = payload.nonce;
     if (!state || typeof nonce !== 'string') throw new LtiRefusal('nonce_invalid', 'state or nonce missing');
     const outcome = await deps.loginStates.consume(state, nonce, claimsToKeep(payload), deps.loginMaxAgeSeconds);
+    if (outcome === 'expired') throw new LtiRefusal('login_too_slow', `the login request is older than ${deps.loginMaxAgeSeconds} s`);
     if (outcome !== 'ok') {
       const detail = {
         unknown: 'no login was started with this state',
@@ -148,9 +179,9 @@ export function createTokenValidator(deps: TokenValidatorDeps) {
     }
   }
 
-  return async function validate(idToken: string, context: { state?: string; cookieIssuer?: string }): Promise<ValidatedLaunch> {
+  return async function validate(idToken: string, context: { state?: string; cookieIssuer?: string; storageProof?: StorageProof }): Promise<ValidatedLaunch> {
     const { payload: unverified, alg } = decode(idToken);
-    checkIssuerMatchesLogin(unverified, context.cookieIssuer);
+    await checkIssuerMatchesLogin(unverified, context.state, context.cookieIssuer, context.storageProof);
     const platform = await findPlatform(unverified);
     const payload = await verifySignature(idToken, platform, unverified.iss as string, alg);
     checkIssuedAt(payload);
@@ -180,7 +211,12 @@ function refusalFromJose(error: unknown): LtiRefusal {
   if (error instanceof joseErrors.JWKSInvalid || error instanceof joseErrors.JWKSMultipleMatchingKeys) {
     return new LtiRefusal('key_unavailable', 'the platform key set is invalid');
   }
+  // jose's own words for a key set answer that is not 200 or not JSON.
+  if (error instanceof joseErrors.JOSEError && /JSON Web Key Set/.test(error.message)) {
+    return new LtiRefusal('key_unavailable', `the platform key set could not be used: ${error.message}`);
+  }
   if (error instanceof joseErrors.JOSEError) return new LtiRefusal('invalid_token', error.code);
+  if (error instanceof OutboundError) return new LtiRefusal('key_unavailable', `the platform key set could not be fetched: ${error.message}`);
   if (error instanceof Error && /fetch|ECONN|ENOTFOUND|network/i.test(`${error.message} ${String(error.cause)}`)) {
     return new LtiRefusal('key_unavailable', `the platform key set could not be fetched: ${error.message}`);
   }

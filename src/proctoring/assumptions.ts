@@ -43,7 +43,8 @@ export const ASSUMED_LIMITS = {
  * - Colours: the spec says "hexadecimal" but gives the pattern `^[a-zA-Z0-9]*$`; we require hex digits.
  * - `domain`: a host name (letters, digits, hyphens, dots), no scheme, port or path.
  * - `exam_start`, `exam_take`, `exam_end` are JavaScript regular expressions without flags;
- *   "matched by exam_start" means `new RegExp(exam_start).test(launch_url)`.
+ *   "matched by exam_start" means `new RegExp(exam_start).test(launch_url)`. The tool evaluates that with
+ *   a linear-time engine and accepts only patterns it reads the same way (patterns.ts).
  * - Subscribe: `type` is required in the body (field table) and must equal the path's type; only
  *   type '1' (suspicion calculation) exists. `behavior_settings` has the launch requests' structure.
  * - Unsubscribe: the body is `{ id }`, the id from the subscribe answer (string or integer).

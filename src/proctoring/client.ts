@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import { z } from 'zod';
 import { apiKeyFor, type ProctoringCredentials } from './api-key.js';
+import type { Region } from '../config.js';
 import {
   validateCandidateLaunch,
   validateLaunchpad,
@@ -28,6 +29,7 @@ import {
   type ProctoringOperation,
 } from './errors.js';
 import { excerpt, parseLaunchUrl } from './responses.js';
+import { timeProctoringCall } from '../metrics.js';
 
 export { apiKeyFor, type ProctoringCredentials } from './api-key.js';
 
@@ -35,6 +37,8 @@ export interface ProctoringClientOptions {
   /** The regional base URL (spec: `{base_url}`); endpoints are `/v2/…` under it. */
   baseUrl: string;
   credentials: ProctoringCredentials;
+  /** The region the key was issued for (spec: Authentication): named in the explanation of a 2155 answer. */
+  region?: Region;
   /** Time allowed for each call, retry included. Default 10 s. */
   timeoutMs?: number;
   userAgent?: string;
@@ -148,10 +152,10 @@ export function createProctoringClient(options: ProctoringClientOptions): Procto
   }
 
   async function call(operation: ProctoringOperation, method: 'GET' | 'POST', path: string, body?: unknown): Promise<string> {
-    const { status, text } = await send(operation, method, path, body);
+    const { status, text } = await timeProctoringCall(operation, () => send(operation, method, path, body));
     if (status >= 200 && status < 300) return text;
     if (status === 400) throw new ProctoringBadRequest(excerpt(redact(text), BAD_REQUEST_BODY_CHARS), operation);
-    if (status === 401) throw new ProctoringUnauthorized(unauthorizedCode(text), operation);
+    if (status === 401) throw new ProctoringUnauthorized(unauthorizedCode(text), operation, { region: options.region, baseUrl });
     if (status === 408 || status === 429 || status >= 500) throw new ProctoringUnavailable(status, operation);
     throw new ProctoringBadResponse(`unexpected status ${status}: ${excerpt(redact(text))}`, operation, status);
   }

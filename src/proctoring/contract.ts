@@ -1,6 +1,23 @@
 import { z } from 'zod';
-import { ASSUMED_LIMITS, PATTERN_FLAGS, WEBHOOK_TYPES, WEBHOOK_VERSIONS } from './assumptions.js';
+import { ASSUMED_LIMITS, WEBHOOK_TYPES, WEBHOOK_VERSIONS } from './assumptions.js';
 import { CHOICE_LABELS, fieldLabel, labelKey } from './labels.js';
+import { english } from './english.js';
+import { isRecord } from '../values.js';
+import { pagePatternProblem, patternMatches } from './patterns.js';
+import {
+  breaksPrerequisite,
+  EXAM_SETTING_PREREQUISITES,
+  EXAM_SETTING_ROWS,
+  EXAM_SETTING_RULES,
+  MAX_ALLOWED_APPS,
+  memberNames,
+  memberRows,
+  type ExamSettingName,
+  type ExamSettingRow,
+  type MemberRowOf,
+  type MemberSection,
+  type MemberSettingRow,
+} from './exam-settings.js';
 
 /**
  * The Launch API contract (the Launch API specification): one zod schema per request, used by the client before
@@ -30,15 +47,8 @@ export const RULES = [
   'type_mismatch',
   'invalid_json',
   // Prerequisites between fields (spec: exam_settings table, candidate launch request).
-  'record_desk_requires_video',
-  'verify_video_requires_record_video',
-  'verify_audio_requires_record_audio',
-  'verify_desktop_requires_record_screen',
-  'verify_id_2_requires_video',
-  'full_screen_requires_lockdown',
-  'live_proctor_requires_video',
+  ...EXAM_SETTING_RULES,
   'mobile_requires_pre_auth',
-  'mobile_excludes_verify_id_2',
   'post_auth_requires_pre_auth',
   'section_id_requires_roster_url',
   'exam_start_must_match_launch_url',
@@ -50,6 +60,8 @@ export interface Violation {
   path: string;
   rule: Rule;
   message: string;
+  /** The rule's bounds or allowed values, when it has any: for sentences in other languages. */
+  params?: Readonly<Record<string, string | number>>;
 }
 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; violations: Violation[] };
@@ -69,7 +81,7 @@ export const LIMITS = {
   examTag: { min: 1, max: 100 },
   color: { min: 6, max: 6 },
   appField: { min: 1, max: 50 },
-  allowedApps: 10,
+  allowedApps: MAX_ALLOWED_APPS,
   redirectUrl: { min: 1 },
   candidateExpire: { min: 1, max: 18000, default: 18000 },
   staffExpire: { min: 1, max: 3600, default: 3600 },
@@ -126,15 +138,6 @@ export function isAbsoluteHttpUrl(value: string): boolean {
   }
 }
 
-/** Compiles one of the page patterns, or returns undefined when it is not a valid regular expression. */
-export function compilePattern(source: string): RegExp | undefined {
-  try {
-    return new RegExp(source, PATTERN_FLAGS);
-  } catch {
-    return undefined;
-  }
-}
-
 function url(limits: { min?: number; max?: number }) {
   return text(limits).refine(isAbsoluteHttpUrl, check('absolute_url', { text: 'must be a full web address starting with https:// (or http://).' }));
 }
@@ -143,15 +146,15 @@ function identifier(limits: { min: number; max: number }) {
   return text(limits).refine((v) => ID_PATTERN.test(v), check('pattern', { text: 'may contain only letters, digits and hyphens.' }));
 }
 
+/** A page pattern: a regular expression the tool can evaluate safely (patterns.ts). */
 function pagePattern(limits: { min: number; max: number }, allowPostMessage: boolean) {
-  return text(limits).refine(
-    (v) => (allowPostMessage && v === POST_MESSAGE_NOTIFICATION) || compilePattern(v) !== undefined,
-    check('regex', {
-      text: allowPostMessage
-        ? `must be a valid regular expression (or '${POST_MESSAGE_NOTIFICATION}' for single-page exams).`
-        : 'must be a valid regular expression.',
-    }),
-  );
+  return text(limits).superRefine((v, ctx) => {
+    if ((allowPostMessage && v === POST_MESSAGE_NOTIFICATION) || v.length > limits.max) return;
+    const problem = pagePatternProblem(v);
+    if (!problem) return;
+    const ending = allowPostMessage && problem.reason.startsWith('must be a valid') ? problem.reason.replace(/\.$/, ' (or a post-message notification, for single-page exams).') : problem.reason;
+    ctx.addIssue({ code: 'custom', message: ending, params: { rule: 'regex', text: ending } satisfies RuleParams });
+  });
 }
 
 // Not z.int(): its failure aborts the parent's refinements, and the prerequisites must still run.
@@ -185,71 +188,50 @@ export const brandingSchema = z.strictObject({
 });
 
 const weight = intRange(LIMITS.weight.min, LIMITS.weight.max);
-export const FRAME_METRICS = ['navigating_away', 'keystrokes', 'copy_paste', 'browser_resize', 'audio_levels', 'head_movement', 'multiple_faces', 'leaving_room'] as const;
-export const frameMetricsSchema = z.strictObject({
-  navigating_away: weight.optional(),
-  keystrokes: weight.optional(),
-  copy_paste: weight.optional(),
-  browser_resize: weight.optional(),
-  audio_levels: weight.optional(),
-  head_movement: weight.optional(),
-  multiple_faces: weight.optional(),
-  leaving_room: weight.optional(),
-});
 
-export const EXAM_METRICS = [
-  'navigating_away',
-  'keystrokes',
-  'copy_paste',
-  'browser_resize',
-  'audio_levels',
-  'head_movement',
-  'multiple_faces',
-  'mouse_movement',
-  'scrolling',
-  'clicking',
-  'exam_duration',
-  'start_time',
-  'end_time',
-  'exam_collusion',
-] as const;
-export const examMetricsSchema = z.strictObject({
-  navigating_away: bool.optional(),
-  keystrokes: bool.optional(),
-  copy_paste: bool.optional(),
-  browser_resize: bool.optional(),
-  audio_levels: bool.optional(),
-  head_movement: bool.optional(),
-  multiple_faces: bool.optional(),
-  mouse_movement: bool.optional(),
-  scrolling: bool.optional(),
-  clicking: bool.optional(),
-  exam_duration: bool.optional(),
-  start_time: bool.optional(),
-  end_time: bool.optional(),
-  exam_collusion: bool.optional(),
-});
+/** The zod schema of one member row's value. */
+function memberSchema(row: MemberSettingRow): z.ZodType {
+  switch (row.kind) {
+    case 'weight':
+      return weight;
+    case 'boolean':
+    case 'tristate':
+      return bool;
+    case 'integer':
+      return intRange(row.min, row.max);
+    case 'choice':
+      return z.literal([...row.choices]);
+  }
+}
+
+/** The value type of one member row. */
+type MemberValue<R> = R extends { kind: 'boolean' | 'tristate' } ? boolean : R extends { kind: 'choice'; choices: infer C extends readonly number[] } ? C[number] : number;
+type SectionShape<S extends MemberSection> = {
+  [R in MemberRowOf<S> as R['name']]: R extends { required: true } ? z.ZodType<MemberValue<R>, MemberValue<R>> : z.ZodOptional<z.ZodType<MemberValue<R>, MemberValue<R>>>;
+};
+
+/** One object of the member rows: every member optional but those the row marks required. */
+function sectionSchema<S extends MemberSection>(section: S) {
+  // Object.fromEntries cannot see that every row's schema checks that row's value type; memberSchema does.
+  const shape = Object.fromEntries(
+    memberRows(section).map((row: MemberSettingRow) => [row.name, row.kind === 'integer' && row.required ? memberSchema(row) : memberSchema(row).optional()]),
+  ) as SectionShape<S>;
+  return z.strictObject(shape);
+}
+
+export const FRAME_METRICS = memberNames('frame_metrics');
+export const frameMetricsSchema = sectionSchema('frame_metrics');
+export const EXAM_METRICS = memberNames('exam_metrics');
+export const examMetricsSchema = sectionSchema('exam_metrics');
 
 export const behaviorSettingsSchema = z.strictObject({
   frame_metrics: frameMetricsSchema.optional(),
   exam_metrics: examMetricsSchema.optional(),
 });
 
-export const PROCTOR_SETTINGS = ['break_allowed', 'desk_scan_allowed', 'interrupt_allowed', 'kickout_allowed'] as const;
-export const proctorSettingsSchema = z.strictObject({
-  break_allowed: bool.optional(),
-  desk_scan_allowed: bool.optional(),
-  interrupt_allowed: bool.optional(),
-  kickout_allowed: bool.optional(),
-});
-
-export const breakSettingsSchema = z.strictObject({
-  number: intRange(LIMITS.breakNumber.min, LIMITS.breakNumber.max),
-  duration: intRange(LIMITS.breakDuration.min, LIMITS.breakDuration.max),
-  cumulative: bool.optional(),
-  on_time_exceeded: z.literal([0, 1]).optional(),
-  desk_scan_after_break: bool.optional(),
-});
+export const PROCTOR_SETTINGS = memberNames('proctor_settings');
+export const proctorSettingsSchema = sectionSchema('proctor_settings');
+export const breakSettingsSchema = sectionSchema('break_settings');
 
 export const redirectSettingsSchema = z.strictObject({
   graceful_submission_url: url(ASSUMED_LIMITS.redirectUrlLength).optional(),
@@ -264,10 +246,6 @@ export const windowsAppSchema = z.strictObject({
 
 type Loose = Record<string, unknown>;
 
-function isRecord(value: unknown): value is Loose {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * The prerequisites between fields (spec: exam_settings table; candidate launch request). `path` is
  * where the violation is reported: the setting that needs the others.
@@ -280,59 +258,16 @@ export interface Prerequisite {
   violated(value: Loose): boolean;
 }
 
-const videoOn = (s: Loose) => s.record_video === true && s.verify_video === true;
+/** The sentence of a prerequisite rule, in English (`settings:rules.<rule>`; the settings page shows it in the reader's language). */
+export const ruleSentence = (rule: Rule): string => english(`settings:rules.${rule}`);
 
-export const EXAM_SETTINGS_PREREQUISITES: readonly Prerequisite[] = [
-  {
-    rule: 'record_desk_requires_video',
-    path: 'exam_settings.record_desk',
-    message: "A desk scan needs 'Record video' and 'Verify webcam'.",
-    violated: (s) => (s.record_desk === 1 || s.record_desk === 2) && !videoOn(s),
-  },
-  {
-    rule: 'verify_video_requires_record_video',
-    path: 'exam_settings.verify_video',
-    message: "'Verify webcam' needs 'Record video'.",
-    violated: (s) => s.verify_video === true && s.record_video !== true,
-  },
-  {
-    rule: 'verify_audio_requires_record_audio',
-    path: 'exam_settings.verify_audio',
-    message: "'Verify microphone' needs 'Record audio'.",
-    violated: (s) => s.verify_audio === true && s.record_audio !== true,
-  },
-  {
-    rule: 'verify_desktop_requires_record_screen',
-    path: 'exam_settings.verify_desktop',
-    message: "'Verify screen recording' needs 'Record screen'.",
-    violated: (s) => s.verify_desktop === true && s.record_screen !== true,
-  },
-  {
-    rule: 'verify_id_2_requires_video',
-    path: 'exam_settings.verify_id',
-    message: "An ID check reviewed by a person needs 'Record video' and 'Verify webcam'.",
-    violated: (s) => s.verify_id === 2 && !videoOn(s),
-  },
-  {
-    rule: 'full_screen_requires_lockdown',
-    path: 'exam_settings.full_screen',
-    message: "Full-screen removal needs 'Close other tabs', 'One screen only' and 'No new tabs'.",
-    violated: (s) =>
-      (s.full_screen === 1 || s.full_screen === 2 || s.full_screen === 3) && !(s.close_tabs === true && s.one_screen === true && s.tabs === 1),
-  },
-  {
-    rule: 'live_proctor_requires_video',
-    path: 'exam_settings.live_proctor',
-    message: "'Live proctoring' needs 'Record video' and 'Verify webcam'.",
-    violated: (s) => s.live_proctor === true && !videoOn(s),
-  },
-  {
-    rule: 'mobile_excludes_verify_id_2',
-    path: 'exam_settings.mobile',
-    message: "'Allow mobile devices' cannot be combined with an ID check reviewed by a person.",
-    violated: (s) => s.mobile === true && s.verify_id === 2,
-  },
-];
+/** The prerequisites between exam settings, from the table in exam-settings.ts. */
+export const EXAM_SETTINGS_PREREQUISITES: readonly Prerequisite[] = EXAM_SETTING_PREREQUISITES.map((p) => ({
+  rule: p.rule,
+  path: `exam_settings.${p.field}`,
+  message: ruleSentence(p.rule),
+  violated: (s: Loose) => breaksPrerequisite(p, s),
+}));
 
 const hasText = (value: unknown) => typeof value === 'string' && value.length > 0;
 
@@ -347,30 +282,30 @@ export const CANDIDATE_PREREQUISITES: readonly Prerequisite[] = [
   {
     rule: 'mobile_requires_pre_auth',
     path: 'exam_settings.mobile',
-    message: "'Allow mobile devices' needs a pre-authentication URL for the mobile exam app.",
+    message: ruleSentence('mobile_requires_pre_auth'),
     violated: (r) => isRecord(r.exam_settings) && r.exam_settings.mobile === true && !hasText(r.pre_auth),
   },
   {
     rule: 'post_auth_requires_pre_auth',
     path: 'post_auth',
-    message: "'Post-authentication URL' needs a pre-authentication URL.",
+    message: ruleSentence('post_auth_requires_pre_auth'),
     violated: (r) => r.post_auth !== undefined && !hasText(r.pre_auth),
   },
   SECTION_NEEDS_ROSTER,
   {
     rule: 'exam_start_must_match_launch_url',
     path: 'exam_start',
-    message: "The exam start page pattern must match the exam launch URL (the first page the candidate opens).",
+    message: ruleSentence('exam_start_must_match_launch_url'),
     violated: (r) => {
       if (typeof r.launch_url !== 'string' || typeof r.exam_start !== 'string' || !isAbsoluteHttpUrl(r.launch_url)) return false;
-      const pattern = compilePattern(r.exam_start);
-      return pattern !== undefined && !pattern.test(r.launch_url);
+      // Never run with a backtracking engine: an instructor's pattern could stall the process.
+      return patternMatches(r.exam_start, r.launch_url) === false;
     },
   },
 ];
 
 /** Adds the prerequisites as one refinement that runs even when other fields are malformed. */
-function withPrerequisites<T extends z.ZodType>(schema: T, prerequisites: readonly Prerequisite[], prefix: string) {
+export function withPrerequisites<T extends z.ZodType>(schema: T, prerequisites: readonly Prerequisite[], prefix: string) {
   return schema.superRefine(
     (value, ctx) => {
       if (!isRecord(value)) return;
@@ -384,73 +319,40 @@ function withPrerequisites<T extends z.ZodType>(schema: T, prerequisites: readon
   );
 }
 
-export const EXAM_SETTINGS_MEMBERS = [
-  'record_video',
-  'record_audio',
-  'record_screen',
-  'record_web_traffic',
-  'record_desk',
-  'verify_video',
-  'verify_audio',
-  'verify_desktop',
-  'verify_id',
-  'verify_signature',
-  'full_screen',
-  'disable_clipboard',
-  'tabs',
-  'close_tabs',
-  'one_screen',
-  'disable_printing',
-  'block_downloads',
-  'clear_cache',
-  'disable_right_click',
-  'calculator',
-  'whiteboard',
-  'disable_extensions',
-  'live_proctor',
-  'mobile',
-  'advanced_program_detection',
-  'advanced_hardware_detection',
-  'advanced_vm_detection',
-  'allowed_macos_apps',
-  'allowed_windows_apps',
-  'strict_apps_validation',
-] as const;
+export const EXAM_SETTINGS_MEMBERS: readonly ExamSettingName[] = EXAM_SETTING_ROWS.map((row) => row.name);
+
+const allowedMacosApps = z.array(text(ASSUMED_LIMITS.macosBundleIdLength)).max(LIMITS.allowedApps);
+const allowedWindowsApps = z.array(windowsAppSchema).max(LIMITS.allowedApps);
+
+/** The zod schema of one row's value. */
+function rowSchema(row: ExamSettingRow): z.ZodType {
+  switch (row.type) {
+    case 'boolean':
+      return bool;
+    case 'choice':
+      return z.literal([...row.choices]);
+    case 'bundle-ids':
+      return allowedMacosApps;
+    case 'windows-apps':
+      return allowedWindowsApps;
+  }
+}
+
+/** The value type of one row. */
+type RowValue<R> = R extends { type: 'boolean' }
+  ? boolean
+  : R extends { type: 'choice'; choices: infer C extends readonly number[] }
+    ? C[number]
+    : R extends { type: 'bundle-ids' }
+      ? string[]
+      : WindowsApp[];
+type ExamSettingsShape = { [R in (typeof EXAM_SETTING_ROWS)[number] as R['name']]: z.ZodType<RowValue<R>> };
+// Object.fromEntries cannot see that every row's schema checks that row's value type; rowSchema does.
+const examSettingsShape = Object.fromEntries(EXAM_SETTING_ROWS.map((row) => [row.name, rowSchema(row)])) as ExamSettingsShape;
 
 /** All 30 members, each required (assumptions.ts), with the prerequisites between them. */
 export const examSettingsSchema = withPrerequisites(
-  z.strictObject({
-    record_video: bool,
-    record_audio: bool,
-    record_screen: bool,
-    record_web_traffic: bool,
-    record_desk: z.literal([0, 1, 2]),
-    verify_video: bool,
-    verify_audio: bool,
-    verify_desktop: bool,
-    verify_id: z.literal([0, 1, 2]),
-    verify_signature: bool,
-    full_screen: z.literal([0, 1, 2, 3]),
-    disable_clipboard: bool,
-    tabs: z.literal([0, 1, 2]),
-    close_tabs: bool,
-    one_screen: bool,
-    disable_printing: bool,
-    block_downloads: bool,
-    clear_cache: bool,
-    disable_right_click: bool,
-    calculator: z.literal([0, 1, 2, 3]),
-    whiteboard: bool,
-    disable_extensions: bool,
-    live_proctor: bool,
-    mobile: bool,
-    advanced_program_detection: bool,
-    advanced_hardware_detection: bool,
-    advanced_vm_detection: bool,
-    allowed_macos_apps: z.array(text(ASSUMED_LIMITS.macosBundleIdLength)).max(LIMITS.allowedApps),
-    allowed_windows_apps: z.array(windowsAppSchema).max(LIMITS.allowedApps),
-    strict_apps_validation: z.literal([0, 1]),
-  }),
+  z.strictObject(examSettingsShape),
   EXAM_SETTINGS_PREREQUISITES,
   'exam_settings',
 );
@@ -458,33 +360,32 @@ export const examSettingsSchema = withPrerequisites(
 // ---------------------------------------------------------------------------------------------------
 // Requests.
 
-export const candidateLaunchSchema = withPrerequisites(
-  z.strictObject({
-    launch_url: url(LIMITS.launchUrl),
-    exam_start: pagePattern(LIMITS.examStart, false),
-    exam_take: pagePattern(LIMITS.examTake, true),
-    exam_end: pagePattern(ASSUMED_LIMITS.examEndLength, true),
-    exam_settings: examSettingsSchema,
-    user_id: userId,
-    expire: candidateExpire.optional(),
-    pre_auth: url(LIMITS.preAuth).optional(),
-    post_auth: url(ASSUMED_LIMITS.postAuthLength).optional(),
-    pre_auth_bypass: bool.optional(),
-    redirect_url: url(ASSUMED_LIMITS.redirectUrlLength).optional(),
-    redirect_settings: redirectSettingsSchema.optional(),
-    attempt_id: identifier(LIMITS.attemptId).optional(),
-    display_name: text(LIMITS.displayName).optional(),
-    extension_allowlist_url: url(ASSUMED_LIMITS.extensionAllowlistUrlLength).optional(),
-    break_settings: breakSettingsSchema.optional(),
-    branding: brandingSchema.optional(),
-    domain: domain.optional(),
-    exam_tag: examTag.optional(),
-    section_id: sectionId.optional(),
-    roster_url: rosterUrl.optional(),
-  }),
-  CANDIDATE_PREREQUISITES,
-  '',
-);
+/** The candidate request's fields, before the prerequisites between them (an exam's settings document reuses them). */
+export const candidateLaunchObject = z.strictObject({
+  launch_url: url(LIMITS.launchUrl),
+  exam_start: pagePattern(LIMITS.examStart, false),
+  exam_take: pagePattern(LIMITS.examTake, true),
+  exam_end: pagePattern(ASSUMED_LIMITS.examEndLength, true),
+  exam_settings: examSettingsSchema,
+  user_id: userId,
+  expire: candidateExpire.optional(),
+  pre_auth: url(LIMITS.preAuth).optional(),
+  post_auth: url(ASSUMED_LIMITS.postAuthLength).optional(),
+  pre_auth_bypass: bool.optional(),
+  redirect_url: url(ASSUMED_LIMITS.redirectUrlLength).optional(),
+  redirect_settings: redirectSettingsSchema.optional(),
+  attempt_id: identifier(LIMITS.attemptId).optional(),
+  display_name: text(LIMITS.displayName).optional(),
+  extension_allowlist_url: url(ASSUMED_LIMITS.extensionAllowlistUrlLength).optional(),
+  break_settings: breakSettingsSchema.optional(),
+  branding: brandingSchema.optional(),
+  domain: domain.optional(),
+  exam_tag: examTag.optional(),
+  section_id: sectionId.optional(),
+  roster_url: rosterUrl.optional(),
+});
+
+export const candidateLaunchSchema = withPrerequisites(candidateLaunchObject, CANDIDATE_PREREQUISITES, '');
 
 export const reviewerLaunchSchema = withPrerequisites(
   z.strictObject({
@@ -562,38 +463,7 @@ export type WebhookVersion = NonNullable<SubscribeRequest['version']>;
 export type UnsubscribeRequest = z.infer<typeof unsubscribeSchema>;
 
 /** Every exam setting off: a starting point that passes validation. */
-export const EXAM_SETTINGS_OFF: ExamSettings = Object.freeze({
-  record_video: false,
-  record_audio: false,
-  record_screen: false,
-  record_web_traffic: false,
-  record_desk: 0,
-  verify_video: false,
-  verify_audio: false,
-  verify_desktop: false,
-  verify_id: 0,
-  verify_signature: false,
-  full_screen: 0,
-  disable_clipboard: false,
-  tabs: 0,
-  close_tabs: false,
-  one_screen: false,
-  disable_printing: false,
-  block_downloads: false,
-  clear_cache: false,
-  disable_right_click: false,
-  calculator: 0,
-  whiteboard: false,
-  disable_extensions: false,
-  live_proctor: false,
-  mobile: false,
-  advanced_program_detection: false,
-  advanced_hardware_detection: false,
-  advanced_vm_detection: false,
-  allowed_macos_apps: [],
-  allowed_windows_apps: [],
-  strict_apps_validation: 0,
-});
+export const EXAM_SETTINGS_OFF: ExamSettings = Object.freeze(examSettingsSchema.parse(Object.fromEntries(EXAM_SETTING_ROWS.map((row) => [row.name, Array.isArray(row.off) ? [] : row.off]))));
 
 // ---------------------------------------------------------------------------------------------------
 // Validators.
@@ -615,7 +485,8 @@ export const validateBehaviorSettings = (value: unknown): ValidationResult<Behav
 export const validateBreakSettings = (value: unknown): ValidationResult<BreakSettings> => run(breakSettingsSchema, value, 'break_settings');
 export const validateProctorSettings = (value: unknown): ValidationResult<ProctorSettings> => run(proctorSettingsSchema, value, 'proctor_settings');
 
-function run<T>(schema: z.ZodType<T>, input: unknown, prefix = ''): ValidationResult<T> {
+/** Validates with any schema of the contract's kind: every violation with its path, rule and sentence. */
+export function run<T>(schema: z.ZodType<T>, input: unknown, prefix = ''): ValidationResult<T> {
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, violations: toViolations(result.error.issues, input, prefix) };
@@ -651,11 +522,11 @@ function describeValue(value: unknown): string {
 export function toViolations(issues: readonly z.core.$ZodIssue[], input: unknown, prefix = ''): Violation[] {
   const out: Violation[] = [];
   const seen = new Set<string>();
-  const add = (path: string, rule: Rule, message: string) => {
+  const add = (path: string, rule: Rule, message: string, params?: Violation['params']) => {
     const key = `${path}\u0000${rule}`;
     if (seen.has(key)) return;
     seen.add(key);
-    out.push({ path, rule, message });
+    out.push(params ? { path, rule, message, params } : { path, rule, message });
   };
   for (const issue of issues) {
     const path = joinPath(prefix, issue.path);
@@ -671,28 +542,29 @@ export function toViolations(issues: readonly z.core.$ZodIssue[], input: unknown
       case 'invalid_type':
         if (raw === undefined) add(path, 'required', path === '' ? 'The request body is missing: send a JSON object.' : `${label} is required.`);
         else if (issue.expected === 'int' && typeof raw === 'number') add(path, 'integer', `${label} must be a whole number.`);
-        else add(path, 'type', `${label} must be ${TYPE_WORDS[issue.expected] ?? issue.expected}.`);
+        else add(path, 'type', `${label} must be ${TYPE_WORDS[issue.expected] ?? issue.expected}.`, { expected: issue.expected });
         break;
       case 'invalid_value': {
         if (raw === undefined) add(path, 'required', `${label} is required.`);
-        else if (issue.values.every((v) => typeof v === 'number') && typeof raw !== 'number') add(path, 'type', `${label} must be a whole number.`);
+        else if (issue.values.every((v) => typeof v === 'number') && typeof raw !== 'number') add(path, 'type', `${label} must be a whole number.`, { expected: 'int' });
         else if (issue.values.every((v) => typeof v === 'number') && !Number.isInteger(raw)) add(path, 'integer', `${label} must be a whole number.`);
         else {
           const choices = CHOICE_LABELS[labelKey(path)];
           const options = issue.values.map((v) => (choices && typeof v === 'number' && choices[v] ? `${v} (${choices[v]})` : describeValue(v)));
-          add(path, 'enum', `${label} must be one of ${options.join(', ')}.`);
+          add(path, 'enum', `${label} must be one of ${options.join(', ')}.`, { values: issue.values.map(String).join('|') });
         }
         break;
       }
       case 'too_big':
       case 'too_small': {
         const bound = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum);
+        const params: Record<string, number> = issue.code === 'too_big' ? { max: bound } : { min: bound };
         if (issue.origin === 'array') {
-          add(path, 'max_items', issue.code === 'too_big' ? `${label} may list at most ${bound} entries.` : `${label} must list at least ${bound} entries.`);
+          add(path, 'max_items', issue.code === 'too_big' ? `${label} may list at most ${bound} entries.` : `${label} must list at least ${bound} entries.`, params);
         } else if (issue.origin === 'string') {
-          add(path, issue.code === 'too_big' ? 'max_length' : 'min_length', `${label} must be ${issue.code === 'too_big' ? 'at most' : 'at least'} ${bound} characters long.`);
+          add(path, issue.code === 'too_big' ? 'max_length' : 'min_length', `${label} must be ${issue.code === 'too_big' ? 'at most' : 'at least'} ${bound} characters long.`, params);
         } else {
-          add(path, 'range', `${label} must be ${issue.code === 'too_big' ? 'at most' : 'at least'} ${bound}.`);
+          add(path, 'range', `${label} must be ${issue.code === 'too_big' ? 'at most' : 'at least'} ${bound}.`, params);
         }
         break;
       }
@@ -705,7 +577,11 @@ export function toViolations(issues: readonly z.core.$ZodIssue[], input: unknown
           add(path, 'type', `${label} is not valid.`);
           break;
         }
-        add(path, params.rule, params.message ?? ruleMessage(label, params));
+        const extra: Record<string, string | number> = {};
+        if (params.min !== undefined) extra.min = params.min;
+        if (params.max !== undefined) extra.max = params.max;
+        if (params.rule === 'regex' && params.text) extra.detail = params.text;
+        add(path, params.rule, params.message ?? ruleMessage(label, params), Object.keys(extra).length > 0 ? extra : undefined);
         break;
       }
       default:

@@ -119,12 +119,15 @@ export class ProctoringUnauthorized extends ProctoringError {
   constructor(
     readonly upstreamCode: number | undefined,
     operation: ProctoringOperation,
+    account: { region?: string; baseUrl?: string } = {},
   ) {
     const known = upstreamCode !== undefined && upstreamCode in UNAUTHORIZED_CODES ? UNAUTHORIZED_CODES[upstreamCode as keyof typeof UNAUTHORIZED_CODES] : undefined;
+    // A 2155 says the key and the base URL belong to different regions: name the region the account is set up for.
+    const where = upstreamCode === 2155 && account.region ? ` This account is set up for region ${account.region}${account.baseUrl ? ` at ${account.baseUrl}` : ''}.` : '';
     super(
       known?.code ?? 'unauthorized',
       `${operation}: the proctoring service answered 401 (${known ? `${known.summary}, code ${upstreamCode}` : `code ${upstreamCode ?? 'none'}`})`,
-      known?.adminMessage ??
+      known ? `${known.adminMessage}${where}` :
         `The proctoring service refused the credentials (HTTP 401, code ${upstreamCode ?? 'none'}). Check the API key, the region's base URL and that the account is active.`,
       { operation, status: 401 },
     );

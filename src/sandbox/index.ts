@@ -1,9 +1,14 @@
 import express, { type Router } from 'express';
+import type { Region } from '../config.js';
 import type { ExamStore } from '../exams/store.js';
+import type { InstitutionSettingsStore } from '../institution/settings.js';
 import type { Logger } from '../logger.js';
 import { LTI_ROUTES, type LtiAdapter } from '../lti/provider.js';
 import { EXAM_SETTINGS_OFF } from '../proctoring/contract.js';
-import { createDemoLms, type DemoLms } from './demo-lms/index.js';
+import { SETTINGS_DOCUMENT_VERSION } from '../exams/settings/versions.js';
+import type { LmsPreset } from '../exams/settings/presets/lms.js';
+import { createDemoLms, ROLE, type DemoLms } from './demo-lms/index.js';
+import { demoLmsPreset } from './demo-lms/preset.js';
 import { createEmulator } from './emulator/index.js';
 
 /** The sandbox's own proctoring account: its key is public on purpose; it works only against the emulator. */
@@ -12,9 +17,12 @@ export const SANDBOX_ACCOUNT = { consumerKey: 'sandbox-consumer', secret: 'sandb
 export interface Sandbox {
   router: Router;
   proctoringBaseUrl: string;
+  region: Region;
   credentials: { consumerKey: string; secret: string };
   emulator: ReturnType<typeof createEmulator>;
   demoLms: DemoLms;
+  /** Exam-page presets the sandbox adds to the tool's: its demo LMS's quiz. */
+  lmsPresets: readonly LmsPreset[];
 }
 
 /**
@@ -22,7 +30,7 @@ export interface Sandbox {
  * registered with the tool at start-up, with its demo exam configured, so every flow can be clicked
  * through with one command.
  */
-export async function createSandbox(deps: { baseUrl: string; lti: LtiAdapter; exams: ExamStore; logger: Logger }): Promise<Sandbox> {
+export async function createSandbox(deps: { baseUrl: string; lti: LtiAdapter; exams: ExamStore; institutions: InstitutionSettingsStore; logger: Logger }): Promise<Sandbox> {
   const proctoringBaseUrl = `${deps.baseUrl}/sandbox/proctoring`;
   const emulator = createEmulator({
     publicBaseUrl: proctoringBaseUrl,
@@ -48,16 +56,17 @@ export async function createSandbox(deps: { baseUrl: string; lti: LtiAdapter; ex
     deploymentIds: registration.deploymentIds,
   });
   await seedDemoExam(deps, demoLms);
+  await seedProctorRole(deps, demoLms);
 
   const router = express.Router();
   router.use('/proctoring', emulator.router);
   router.use('/lms', demoLms.router);
   deps.logger.info({ course: `${deps.baseUrl}/sandbox/lms/` }, 'sandbox mode: demo LMS and Launch API emulator ready');
-  return { router, proctoringBaseUrl, credentials: { consumerKey: SANDBOX_ACCOUNT.consumerKey, secret: SANDBOX_ACCOUNT.secret }, emulator, demoLms };
+  return { router, proctoringBaseUrl, region: SANDBOX_ACCOUNT.region, credentials: { consumerKey: SANDBOX_ACCOUNT.consumerKey, secret: SANDBOX_ACCOUNT.secret }, emulator, demoLms, lmsPresets: [demoLmsPreset] };
 }
 
 /** The demo course's exam, configured like a Moodle quiz on the demo LMS, unless someone changed it. */
-async function seedDemoExam(deps: { exams: ExamStore }, demoLms: DemoLms): Promise<void> {
+export async function seedDemoExam(deps: { exams: ExamStore }, demoLms: Pick<DemoLms, 'registration'> & { course: { id: string; exam: { id: string; title: string } } }): Promise<void> {
   const { registration, course } = demoLms;
   const deploymentId = registration.deploymentIds[0];
   if (!deploymentId) return;
@@ -73,12 +82,11 @@ async function seedDemoExam(deps: { exams: ExamStore }, demoLms: DemoLms): Promi
   );
   if (exam.settings) return;
   const quizUrl = `${registration.issuer}/quiz/${encodeURIComponent(course.exam.id)}`;
-  const escaped = quizUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const derived = demoLmsPreset.derive(quizUrl);
+  if (!derived.ok) throw new Error(`the demo exam's quiz address: ${derived.message}`);
   await deps.exams.saveSettings(exam.id, {
-    launch_url: quizUrl,
-    exam_start: `^${escaped}([?#].*)?$`,
-    exam_take: `^${escaped}/attempt.*`,
-    exam_end: `^${escaped}/review.*`,
+    version: SETTINGS_DOCUMENT_VERSION,
+    ...derived.pages,
     exam_settings: {
       ...EXAM_SETTINGS_OFF,
       record_video: true,
@@ -98,5 +106,18 @@ async function seedDemoExam(deps: { exams: ExamStore }, demoLms: DemoLms): Promi
       block_downloads: true,
       disable_right_click: true,
     },
+    tool: { lms_preset: demoLmsPreset.id, quiz_url: quizUrl, redirect: 'lms' },
   });
+}
+
+/**
+ * The demo institution names the course role its proctors have, so "Open the exam as a proctor" reaches
+ * live monitoring out of the box: Canvas sends a custom "Proctor" role as its base role, ContentDeveloper
+ * (a Designer-based role). Left alone once an administrator chose proctor roles.
+ */
+async function seedProctorRole(deps: { institutions: InstitutionSettingsStore }, demoLms: DemoLms): Promise<void> {
+  const { issuer, clientId } = demoLms.registration;
+  const settings = await deps.institutions.get(issuer, clientId);
+  if (settings.proctorRoles.length > 0) return;
+  await deps.institutions.update(issuer, clientId, { proctorRoles: [ROLE.contentDeveloper] });
 }

@@ -216,7 +216,7 @@ describe('unreachable PostgreSQL', () => {
     assert.match(err.message, /"proctoring"/);
     assert.match(err.message, /ECONNREFUSED/);
     assert.doesNotMatch(err.message, new RegExp(password));
-    assert.ok(Date.now() - started < 5000);
+    assert.ok(Date.now() - started < 20_000);
   });
 
   it('times out against a server that never answers', async () => {
@@ -239,7 +239,7 @@ describe('unreachable PostgreSQL', () => {
       assert.match(err.message, new RegExp(`127\\.0\\.0\\.1:${address.port}`));
       assert.match(err.message, /timeout/i);
       assert.doesNotMatch(err.message, new RegExp(password));
-      assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+      assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));

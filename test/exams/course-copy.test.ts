@@ -5,10 +5,11 @@ import { createSettingsChangeLog } from '../../src/exams/settings/changes.js';
 import { createExamStore, type ExamKey, type ExamStore } from '../../src/exams/store.js';
 import { EXAM_SETTINGS_OFF } from '../../src/proctoring/contract.js';
 import { migratedTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { settingsDocument } from '../helpers/proctoring.js';
 
 const BASE = { issuer: 'https://canvas.example.edu', clientId: '1000', deploymentId: '1:abc' };
 const key = (contextId: string, resourceLinkId: string): ExamKey => ({ ...BASE, contextId, resourceLinkId });
-const SETTINGS = { launch_url: 'https://canvas.example.edu/courses/1/quizzes/2', exam_start: '^x', exam_take: 'y', exam_end: 'z', exam_settings: { ...EXAM_SETTINGS_OFF, record_video: true } };
+const SETTINGS = settingsDocument('https://canvas.example.edu/courses/1/quizzes/2', { exam_start: '^https://canvas\\.example\\.edu/courses/1/quizzes/.*', exam_settings: { ...EXAM_SETTINGS_OFF, record_video: true } });
 
 describe('resolveExamForLaunch: deep-linked links and course copies', () => {
   let db: TestDatabase;
@@ -57,6 +58,7 @@ describe('resolveExamForLaunch: deep-linked links and course copies', () => {
     assert.equal(copy.title, 'Source exam', 'the title follows the source when the LMS sends none');
     assert.deepEqual(copy.settings, SETTINGS);
     assert.equal((await changes.recent(copy.id, 1))[0]?.source, 'course-copy');
+    assert.equal(copy.quizAddressCheck, true, 'marked: the copy keeps the other course\'s quiz address');
     // The source changes later: the copy keeps its own settings.
     await exams.saveSettings(source.id, { ...SETTINGS, launch_url: 'https://canvas.example.edu/courses/1/quizzes/3' });
     const later = await resolveExamForLaunch(exams, key('c2', 'copied'), 'Copied', source.id, { changes });

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
+import { createSettingsChangeLog } from '../../src/exams/settings/changes.js';
 import { createExamStore } from '../../src/exams/store.js';
 import { parseAutoSubmitForm } from '../../src/sandbox/demo-lms/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { authorize, launch, postIdToken } from '../helpers/lti-flow.js';
+import { assertNoSessionInLocation, authorize, followSessionContinue, launch, postIdToken } from '../helpers/lti-flow.js';
 
 const CONTENT_ITEMS = 'https://purl.imsglobal.org/spec/lti-dl/claim/content_items';
 const CUSTOM = 'https://purl.imsglobal.org/spec/lti/claim/custom';
@@ -96,46 +97,112 @@ describe('deep linking and course copy through the demo LMS', () => {
     assert.doesNotMatch(response.text, /Add the exam to the course/);
   });
 
-  it('course copy: a link copied into another course gets a copy of the exam settings', async () => {
+  /** What the LMS sends after copying the course: a new context and link id, the same custom parameters. */
+  async function launchCopy(user: 'instructor' | 'student', sourceId: string, copy: { context: string; link: string }) {
     const lms = app.tool.sandbox!.demoLms;
-    const exams = createExamStore(app.db);
-    const source = await exams.find({ issuer: lms.registration.issuer, clientId: lms.registration.clientId, deploymentId: '1', contextId: lms.course.id, resourceLinkId: lms.course.exam.id });
-    assert.ok(source?.settings);
-
-    // What the LMS sends after copying the course: a new context and link id, the same custom parameters.
-    // The instructor opens the copied link first, as the launch service resolves exams for staff launches.
-    const copied = async (user: 'instructor' | 'student') => {
-      const auth = await authorize(app, { user, flavor: 'canvas', presentation: 'window' });
-      const claims = {
-        ...auth.claims,
-        [CONTEXT]: { id: 'course-202-copy', label: 'STAT101-2027', title: 'Statistics (copy)' },
-        [RESOURCE_LINK]: { id: 'copied-exam-link', title: 'Midterm exam' },
-        [CUSTOM]: { proctor_exam_id: source.id },
-      };
-      const posted = await postIdToken(auth, await lms.signIdToken(claims));
-      assert.equal(posted.status, 302, posted.text.slice(0, 300));
-      return auth.agent.get(posted.headers.location as string);
-    };
-    const instructorView = await copied('instructor');
-    assert.ok(instructorView.status < 500, instructorView.text.slice(0, 300));
-    const auth = await authorize(app, { user: 'student', flavor: 'canvas', presentation: 'window' });
+    const auth = await authorize(app, { user, flavor: 'canvas', presentation: 'window' });
     const claims = {
       ...auth.claims,
-      [CONTEXT]: { id: 'course-202-copy', label: 'STAT101-2027', title: 'Statistics (copy)' },
-      [RESOURCE_LINK]: { id: 'copied-exam-link', title: 'Midterm exam' },
-      [CUSTOM]: { proctor_exam_id: source.id },
+      [CONTEXT]: { id: copy.context, label: 'STAT101-2027', title: 'Statistics (copy)' },
+      [RESOURCE_LINK]: { id: copy.link, title: 'Midterm exam' },
+      [CUSTOM]: { proctor_exam_id: sourceId },
     };
     const count = received().length;
     const posted = await postIdToken(auth, await lms.signIdToken(claims));
-    assert.equal(posted.status, 302, posted.text.slice(0, 300));
-    const final = await auth.agent.get(posted.headers.location as string);
-    assert.equal(final.status, 302, final.text.slice(0, 400));
-    const call = received().slice(count).find((r) => r.endpoint === '/v2/candidate/launch');
-    assert.ok(call, 'the student is sent to the proctoring service, not to an empty exam');
-    const copy = await exams.find({ issuer: lms.registration.issuer, clientId: lms.registration.clientId, deploymentId: '1', contextId: 'course-202-copy', resourceLinkId: 'copied-exam-link' });
-    assert.ok(copy);
-    assert.notEqual(copy.id, source.id);
-    assert.deepEqual(copy.settings, source.settings);
-    assert.equal((call.body as { launch_url: string }).launch_url, (source.settings as { launch_url: string }).launch_url);
+    assertNoSessionInLocation(posted);
+    const final = await followSessionContinue(auth.agent, posted);
+    const candidateCall = received().slice(count).find((r) => r.endpoint === '/v2/candidate/launch');
+    return { agent: auth.agent, final, candidateCall };
+  }
+
+  async function sourceExam() {
+    const lms = app.tool.sandbox!.demoLms;
+    const source = await createExamStore(app.db).find({ issuer: lms.registration.issuer, clientId: lms.registration.clientId, deploymentId: '1', contextId: lms.course.id, resourceLinkId: lms.course.exam.id });
+    assert.ok(source?.settings);
+    return source;
+  }
+
+  async function copiedExam(copy: { context: string; link: string }) {
+    const lms = app.tool.sandbox!.demoLms;
+    const exam = await createExamStore(app.db).find({ issuer: lms.registration.issuer, clientId: lms.registration.clientId, deploymentId: '1', contextId: copy.context, resourceLinkId: copy.link });
+    assert.ok(exam);
+    return exam;
+  }
+
+  /** The instructor's settings page of the copy, opened with the hub's "Edit settings" button. */
+  async function settingsPage(agent: Awaited<ReturnType<typeof launchCopy>>['agent'], hubHtml: string) {
+    const form = /<form method="post" action="([^"]+\/settings)">\s*<input type="hidden" name="ltik" value="([^"]+)">/.exec(hubHtml);
+    assert.ok(form, 'the hub opens the settings page');
+    const page = await agent.post(form[1]!).type('form').send({ ltik: form[2]! });
+    assert.equal(page.status, 200);
+    return page;
+  }
+
+  it('course copy: the copy is marked "check the quiz address"; students see an ordinary not-ready page until an instructor confirms', async () => {
+    const source = await sourceExam();
+    const copy = { context: 'course-202-copy', link: 'copied-exam-link' };
+    // The instructor opens the copied link first, as the launch service resolves exams for staff launches.
+    const instructor = await launchCopy('instructor', source.id, copy);
+    assert.equal(instructor.final.status, 200, instructor.final.text.slice(0, 300));
+    assert.match(instructor.final.text, /data-quiz-address-check>Check the quiz address</);
+    const exam = await copiedExam(copy);
+    assert.notEqual(exam.id, source.id);
+    assert.deepEqual(exam.settings, source.settings);
+    assert.equal(exam.quizAddressCheck, true);
+
+    const waiting = await launchCopy('student', source.id, copy);
+    assert.equal(waiting.final.status, 409);
+    assert.match(waiting.final.text, /This exam is not ready yet/);
+    assert.doesNotMatch(waiting.final.text, /incident id/i, 'an ordinary page, not an incident');
+    assert.doesNotMatch(waiting.final.text, /copied from another course/, 'the cause is for staff only');
+    assert.equal(waiting.candidateCall, undefined, 'nothing is sent to the proctoring service');
+
+    const settings = await settingsPage(instructor.agent, instructor.final.text);
+    assert.match(settings.text, /id="quiz-address-check"/);
+    assert.ok(settings.text.includes((source.settings as { launch_url: string }).launch_url));
+    const form = /<form method="post" action="([^"]+quiz-address)">\s*<input type="hidden" name="ltik" value="([^"]+)">\s*<input type="hidden" name="_csrf" value="([^"]+)">/.exec(settings.text);
+    assert.ok(form, 'the confirm form');
+    const confirmed = await instructor.agent.post(form[1]!).type('form').send({ ltik: form[2]!, _csrf: form[3]! });
+    assert.equal(confirmed.status, 200, confirmed.text.slice(0, 300));
+    assert.equal((await copiedExam(copy)).quizAddressCheck, false);
+    assert.match(confirmed.text, /id="settings-form"/, 'answered with the settings page');
+    assert.doesNotMatch(confirmed.text, /id="quiz-address-check"/);
+
+    const history = (await createSettingsChangeLog(app.db).recent(exam.id, 10)).map((entry) => ({ source: entry.source, marks: entry.changes.filter((c) => c.path === 'quiz_address_check') }));
+    assert.deepEqual(history.map((h) => [h.source, h.marks.map((m) => m.after)]), [
+      ['settings', [false]],
+      ['course-copy', [true]],
+    ]);
+
+    const student = await launchCopy('student', source.id, copy);
+    assert.equal(student.final.status, 302, student.final.text.slice(0, 400));
+    assert.ok(student.candidateCall, 'the student is sent to the proctoring service');
+  });
+
+  it('course copy: an instructor replacing the quiz address clears the mark, and students launch on the new quiz', async () => {
+    const source = await sourceExam();
+    const copy = { context: 'course-303-copy', link: 'copied-exam-link-2' };
+    const instructor = await launchCopy('instructor', source.id, copy);
+    const exam = await copiedExam(copy);
+    assert.equal(exam.quizAddressCheck, true);
+    const settings = await settingsPage(instructor.agent, instructor.final.text);
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec(settings.text)?.[1] ?? '';
+    const ltik = /name="ltik" content="([^"]+)"/.exec(settings.text)?.[1] ?? '';
+    const lms = app.tool.sandbox!.demoLms;
+    const newQuiz = `${lms.registration.issuer}/quiz/${copy.link}`;
+    const derived = await instructor.agent.get('/lti/api/exam-pages').query({ preset: 'demo-lms', quiz_url: newQuiz }).set('Authorization', `Bearer ${ltik}`);
+    assert.equal(derived.status, 200);
+    const pages = (derived.body as { pages: Record<string, string> }).pages;
+    const saved = await instructor.agent
+      .put(`/lti/api/exams/${exam.id}/settings`)
+      .set('Authorization', `Bearer ${ltik}`)
+      .set('x-csrf-token', csrf)
+      .send({ settings: { ...(exam.settings as object), ...pages, tool: { ...(exam.settings as { tool?: object }).tool, lms_preset: 'demo-lms', quiz_url: newQuiz } } });
+    assert.equal(saved.status, 200, saved.text.slice(0, 400));
+    assert.equal((await copiedExam(copy)).quizAddressCheck, false);
+
+    const student = await launchCopy('student', source.id, copy);
+    assert.equal(student.final.status, 302, student.final.text.slice(0, 400));
+    assert.equal((student.candidateCall?.body as { launch_url: string }).launch_url, newQuiz);
   });
 });

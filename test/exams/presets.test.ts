@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EXAM_SETTINGS_OFF, POST_MESSAGE_NOTIFICATION, validateCandidateLaunch, validateExamSettings } from '../../src/proctoring/contract.js';
-import { deriveExamPages, escapeRegExp, LMS_PRESETS, offeredLmsPresets, presetForPlatform } from '../../src/exams/settings/presets/lms.js';
+import { createLmsPresetCatalog, deriveExamPages, escapeRegExp, presetForPlatform } from '../../src/exams/settings/presets/lms.js';
+import { demoLmsPreset } from '../../src/sandbox/demo-lms/preset.js';
 import { applySecurityPreset, SECURITY_PRESETS } from '../../src/exams/settings/presets/security.js';
 import { brokenRequirements } from '../../src/exams/settings/prerequisites.js';
 
@@ -98,9 +99,10 @@ const CASES: Case[] = [
 ];
 
 describe('LMS exam-page presets', () => {
+  const withSandbox = createLmsPresetCatalog([demoLmsPreset]);
   for (const c of CASES) {
     it(`${c.preset}: ${c.quizUrl.trim()}`, () => {
-      const result = deriveExamPages(c.preset, c.quizUrl);
+      const result = withSandbox.derive(c.preset, c.quizUrl);
       assert.ok(result.ok, result.ok ? '' : result.message);
       const { pages } = result;
       assert.equal(pages.launch_url, c.launchUrl);
@@ -167,12 +169,18 @@ describe('LMS exam-page presets', () => {
     });
   }
 
-  it('offers the five LMSs and Custom; the demo LMS only in sandbox mode', () => {
-    const ids = offeredLmsPresets(false).map((p) => p.id);
+  it('offers the five LMSs and Custom; the demo LMS only where the sandbox adds it', () => {
+    const ids = createLmsPresetCatalog().offered.map((p) => p.id);
     for (const id of ['canvas-classic', 'canvas-new', 'moodle', 'brightspace', 'blackboard-ultra', 'custom']) assert.ok(ids.includes(id), id);
     assert.ok(!ids.includes('demo-lms'));
-    assert.ok(offeredLmsPresets(true).some((p) => p.id === 'demo-lms'));
-    for (const preset of LMS_PRESETS) assert.ok(preset.sources.length > 0, `${preset.id} names its sources`);
+    assert.equal(deriveExamPages('demo-lms', 'http://127.0.0.1:3000/sandbox/lms/quiz/exam-midterm').ok, false);
+    const sandbox = createLmsPresetCatalog([demoLmsPreset]);
+    assert.deepEqual(
+      sandbox.offered.map((p) => p.id),
+      [...ids.filter((id) => id !== 'custom'), 'demo-lms', 'custom'],
+    );
+    assert.equal(sandbox.derive('demo-lms', 'http://127.0.0.1:3000/sandbox/lms/quiz/exam-midterm').ok, true);
+    for (const preset of sandbox.offered) assert.ok(preset.sources.length > 0, `${preset.id} names its sources`);
   });
 });
 

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createExamStore, type Exam, type ExamKey } from '../../src/exams/store.js';
 import { createInstitutionSettingsStore } from '../../src/institution/settings.js';
-import { candidateLaunchFields, type ExamSettingsDocument } from '../../src/exams/settings/document.js';
+import type { ExamSettingsDocument } from '../../src/exams/settings/document.js';
+import { candidateFieldsOf } from '../helpers/proctoring.js';
+import { SETTINGS_DOCUMENT_VERSION } from '../../src/exams/settings/versions.js';
 import { EXAM_SETTINGS_OFF } from '../../src/proctoring/contract.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { launch, type Agent } from '../helpers/lti-flow.js';
-
-const meta = (html: string, name: string) => new RegExp(`<meta name="${name}" content="([^"]+)"`).exec(html)?.[1] ?? '';
+import { openDemoExamSettings, type SettingsInstructor } from '../helpers/settings-page.js';
 
 const MOODLE_PAGES = {
   launch_url: 'https://moodle.example.edu/mod/quiz/view.php?id=42',
@@ -20,18 +21,11 @@ describe('exam settings JSON API', () => {
   let app: TestApp;
   let exam: Exam;
   let key: ExamKey;
-  let instructor: { agent: Agent; ltik: string; csrf: string };
+  let instructor: SettingsInstructor;
 
   before(async () => {
     app = await startTestApp();
-    const lms = app.tool.sandbox!.demoLms;
-    key = { issuer: lms.registration.issuer, clientId: lms.registration.clientId, deploymentId: '1', contextId: lms.course.id, resourceLinkId: lms.course.exam.id };
-    exam = (await createExamStore(app.db).find(key))!;
-    const { auth, ltik } = await launch(app, { user: 'instructor', flavor: 'moodle', presentation: 'window' });
-    const page = await auth.agent.get(`/lti/exams/${exam.id}/settings?ltik=${ltik}`);
-    assert.equal(page.status, 200, page.text.slice(0, 500));
-    instructor = { agent: auth.agent, ltik, csrf: meta(page.text, 'csrf-token') };
-    assert.ok(instructor.csrf, 'the page carries a CSRF token');
+    ({ exam, key, instructor } = await openDemoExamSettings(app));
   });
   after(async () => {
     await app.close();
@@ -46,18 +40,22 @@ describe('exam settings JSON API', () => {
     who.agent.get(`/lti/api/exams/${examId}/settings`).set('Authorization', `Bearer ${who.ltik}`);
 
   it('the settings view shows every group, preset and field with labels', async () => {
-    const page = await instructor.agent.get(`/lti/exams/${exam.id}/settings?ltik=${instructor.ltik}`);
+    const page = await instructor.agent.post(`/lti/exams/${exam.id}/settings`).type('form').send({ ltik: instructor.ltik });
     assert.equal(page.status, 200);
     for (const text of ['Recording', 'Verification', 'Lockdown', 'Tools and devices', 'Advanced detection', 'Moodle quiz', 'Canvas Classic Quizzes', 'Strict lockdown', 'Breaks', 'Availability for students']) {
       assert.ok(page.text.includes(text), text);
     }
     const fresh = await createExamStore(app.db).ensure({ ...key, resourceLinkId: 'not-configured-yet' }, 'New exam');
-    const freshPage = await instructor.agent.get(`/lti/exams/${fresh.id}/settings?ltik=${instructor.ltik}`);
+    const freshPage = await instructor.agent.post(`/lti/exams/${fresh.id}/settings`).type('form').send({ ltik: instructor.ltik });
     assert.equal(freshPage.status, 200);
     assert.match(freshPage.text, /<option value="moodle" selected>/, 'the Moodle preset is pre-selected for a Moodle launch');
     assert.match(freshPage.text, /not set up yet/);
     assert.equal((page.text.match(/name="exam_settings\./g) ?? []).length >= 30, true);
     assert.doesNotMatch(page.text, /<script>(?!<)/, 'no inline scripts');
+    const labels = [...page.text.matchAll(/<(label|legend)\b[^>]*>([\s\S]*?)<\/\1>/g)].map((m) => m[2]!.replace(/<[^>]*>/g, ' '));
+    assert.ok(labels.length > 60, 'every control has a label');
+    for (const label of labels) assert.doesNotMatch(label, /\b[a-z]+_[a-z_]+\b/, `the label '${label.trim()}' is in words, not an API member name`);
+    assert.ok(labels.some((label) => label.includes('Break duration (minutes)')), 'the break duration states its unit');
   });
 
   it('an impossible combination posted straight to the API is refused with field errors, and nothing changes', async () => {
@@ -93,6 +91,7 @@ describe('exam settings JSON API', () => {
 
   it('saves valid settings, records who changed what, and the student launch sends exactly them', async () => {
     const document: ExamSettingsDocument = {
+      version: SETTINGS_DOCUMENT_VERSION,
       ...MOODLE_PAGES,
       exam_settings: { ...EXAM_SETTINGS_OFF, record_video: true, verify_video: true, record_desk: 1, allowed_macos_apps: ['com.apple.calculator'] },
       behavior_settings: { frame_metrics: { keystrokes: 4 } },
@@ -120,7 +119,7 @@ describe('exam settings JSON API', () => {
     const call = emulator.received.slice(count).find((r) => r.endpoint === '/v2/candidate/launch');
     assert.ok(call, 'the candidate endpoint was called');
     const body = call.body as Record<string, unknown>;
-    for (const [field, value] of Object.entries(candidateLaunchFields(document))) assert.deepEqual(body[field], value, field);
+    for (const [field, value] of Object.entries(candidateFieldsOf(document))) assert.deepEqual(body[field], value, field);
   });
 
   it('closing the exam is saved with the settings and shown to students', async () => {
@@ -139,7 +138,7 @@ describe('exam settings JSON API', () => {
     assert.equal(api.body.error, 'forbidden');
     const saved = await put({ agent: auth.agent, ltik, csrf: 'x' }, exam.id, { settings: {} });
     assert.equal(saved.status, 403);
-    const view = await auth.agent.get(`/lti/exams/${exam.id}/settings?ltik=${ltik}`);
+    const view = await auth.agent.post(`/lti/exams/${exam.id}/settings`).type('form').send({ ltik: ltik });
     assert.equal(view.status, 403);
     assert.doesNotMatch(view.text, /settings-form/);
   });

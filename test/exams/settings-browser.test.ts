@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createExamStore } from '../../src/exams/store.js';
-import { candidateLaunchFields, type ExamSettingsDocument } from '../../src/exams/settings/document.js';
+import type { ExamSettingsDocument } from '../../src/exams/settings/document.js';
+import { candidateFieldsOf } from '../helpers/proctoring.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { withBrowser } from '../helpers/browser.js';
 import { launch } from '../helpers/lti-flow.js';
-import { axeViolations, describeViolations } from './axe.js';
+import { axeViolations, describeViolations } from '../helpers/axe.js';
 
 const QUIZ_URL = 'https://moodle.example.edu/mod/quiz/view.php?id=314';
 
@@ -58,7 +59,21 @@ describe('in a browser: the exam settings view', () => {
       await page.waitForFunction(() => (document.getElementById('f-launch_url') as HTMLInputElement).value.includes('view.php?id=314'));
       assert.equal(await page.getByLabel('Exam launch URL').inputValue(), QUIZ_URL);
       assert.match(await page.getByLabel('Exam end page pattern').inputValue(), /review\\\.php/);
-      assert.match(await page.locator('#pages-check').textContent() ?? '', /matches the launch URL/);
+      await page.waitForFunction(() => /matches the launch URL/.test(document.getElementById('pages-check')?.textContent ?? ''));
+
+      // The live check runs on the server: a catastrophic pattern cannot freeze the tab, a lookahead is named.
+      const startPattern = await page.getByLabel('Exam start page pattern').inputValue();
+      await page.getByLabel('Exam start page pattern').fill('^https://moodle\\.example\\.edu/(a+)+$');
+      await page.getByLabel('Exam launch URL').fill(`https://moodle.example.edu/${'a'.repeat(40)}!`);
+      await page.getByLabel('Exam launch URL').dispatchEvent('change');
+      await page.waitForFunction(() => /does not match the launch URL/.test(document.getElementById('f-exam_start-error')?.textContent ?? ''));
+      await page.getByLabel('Exam start page pattern').fill('^https://moodle(?=\\.)');
+      await page.getByLabel('Exam start page pattern').dispatchEvent('change');
+      await page.waitForFunction(() => /lookahead `\(\?=`/.test(document.getElementById('f-exam_start-error')?.textContent ?? ''));
+      await page.getByLabel('Exam launch URL').fill(QUIZ_URL);
+      await page.getByLabel('Exam start page pattern').fill(startPattern);
+      await page.getByLabel('Exam start page pattern').dispatchEvent('change');
+      await page.waitForFunction(() => /matches the launch URL/.test(document.getElementById('pages-check')?.textContent ?? ''));
 
       // Start from everything off for the lockdown members, then one click on the preset.
       for (const name of ['close_tabs', 'one_screen']) await page.locator(`input[name="exam_settings.${name}"]`).setChecked(false);
@@ -129,7 +144,7 @@ describe('in a browser: the exam settings view', () => {
       const call = emulator.received.slice(count).find((r) => r.endpoint === '/v2/candidate/launch');
       assert.ok(call);
       const body = call.body as Record<string, unknown>;
-      const expected = candidateLaunchFields(saved);
+      const expected = candidateFieldsOf(saved);
       for (const [field, value] of Object.entries(expected)) assert.deepEqual(body[field], value, field);
       assert.equal(body.launch_url, QUIZ_URL);
       assert.equal(body.expire, 7200);

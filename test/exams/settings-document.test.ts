@@ -12,8 +12,15 @@ import {
   POST_MESSAGE_NOTIFICATION,
 } from '../../src/proctoring/contract.js';
 import { brokenRequirements, REQUIREMENTS, requirementsForBrowser, satisfyRequirements } from '../../src/exams/settings/prerequisites.js';
-import { candidateLaunchFields, diffSettings, reviewerLaunchFields, validateSettingsDocument, type ExamSettingsDocument } from '../../src/exams/settings/document.js';
-import { allFields, BEHAVIOR_FIELDS, BREAK_FIELDS, formValues, OTHER_FIELDS, SETTINGS_GROUPS } from '../../src/exams/settings/fields.js';
+import { diffSettings, validateSettingsDocument, type ExamSettingsDocument } from '../../src/exams/settings/document.js';
+import { SETTINGS_DOCUMENT_VERSION } from '../../src/exams/settings/versions.js';
+import { candidateFieldsOf } from '../helpers/proctoring.js';
+import { reviewerRequest } from '../../src/launches/requests.js';
+import { DEFAULT_INSTITUTION_SETTINGS } from '../../src/institution/settings.js';
+import { allFields, formValues, settingsForm } from '../../src/exams/settings/fields.js';
+import { english } from '../../src/proctoring/english.js';
+
+const { groups: SETTINGS_GROUPS, behavior: BEHAVIOR_FIELDS, breakFields: BREAK_FIELDS, otherFields: OTHER_FIELDS } = settingsForm(english);
 
 const settingsArbitrary = fc.record({
   record_video: fc.boolean(),
@@ -35,7 +42,7 @@ const settingsArbitrary = fc.record({
 describe('prerequisites as data', () => {
   it('cover every exam_settings rule of the contract, with its sentence', () => {
     assert.deepEqual(REQUIREMENTS.map((r) => r.rule).sort(), EXAM_SETTINGS_PREREQUISITES.map((p) => p.rule).sort());
-    for (const r of REQUIREMENTS) assert.equal(r.message, EXAM_SETTINGS_PREREQUISITES.find((p) => p.rule === r.rule)?.message);
+    for (const r of requirementsForBrowser(english)) assert.equal(r.message, EXAM_SETTINGS_PREREQUISITES.find((p) => p.rule === r.rule)?.message);
   });
 
   it('break exactly when the contract says so, for any combination', () => {
@@ -82,12 +89,13 @@ describe('prerequisites as data', () => {
   }
 
   it('labels the rules for the page script', () => {
-    const fullScreen = requirementsForBrowser().find((r) => r.field === 'full_screen');
+    const fullScreen = requirementsForBrowser(english).find((r) => r.field === 'full_screen');
     assert.deepEqual(fullScreen?.needLabels, ['Close other tabs', 'One screen only', 'New tabs']);
   });
 });
 
 const VALID: ExamSettingsDocument = {
+  version: SETTINGS_DOCUMENT_VERSION,
   launch_url: 'https://moodle.example.edu/mod/quiz/view.php?id=42',
   exam_start: '^https://moodle\\.example\\.edu/mod/quiz/(view|startattempt)\\.php.*',
   exam_take: '^https://moodle\\.example\\.edu/mod/quiz/(attempt|summary|processattempt|startattempt)\\.php.*',
@@ -129,11 +137,13 @@ describe('settings document', () => {
   }
 
   it('gives launches only their fields', () => {
-    const candidate = candidateLaunchFields(VALID);
+    const candidate = candidateFieldsOf(VALID);
     assert.equal('tool' in candidate, false);
+    assert.equal('version' in candidate, false);
     assert.equal('behavior_settings' in candidate, false);
     assert.equal(candidate.expire, 7200);
-    assert.deepEqual(reviewerLaunchFields(VALID), { exam_settings: VALID.exam_settings, behavior_settings: VALID.behavior_settings });
+    const reviewer = reviewerRequest(VALID, { ids: { userId: 'u', examTag: 't', sectionId: 's' }, institution: DEFAULT_INSTITUTION_SETTINGS, rosterUrl: 'https://tool.example/r' });
+    assert.deepEqual([reviewer.exam_settings, reviewer.behavior_settings], [VALID.exam_settings, VALID.behavior_settings]);
   });
 
   it('diffs leaf by leaf', () => {

@@ -1,5 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { decodeJwt } from 'jose';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -11,6 +14,13 @@ export interface TestApp {
   db: TestDatabase;
   tool: App;
   server: Server;
+  /**
+   * The LTI session token (ltik) the tool issued for the launch of this login state, read inside the test
+   * process: a launch answered with a redirect hands it to no browser, and no response carries it in a URL.
+   */
+  sessionToken(state: string): string;
+  /** Every session token the tool has issued so far. */
+  issuedSessionTokens(): string[];
   close(): Promise<void>;
 }
 
@@ -21,21 +31,42 @@ export const TEST_ENCRYPTION_KEY = 'test-encryption-key-0123456789-abcdefghijklm
  * database (PGlite in memory, or a throwaway PostgreSQL schema when DATABASE_URL is set).
  * One per test file: ltijs is a process-wide singleton.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
-  const server = createServer();
+export async function startTestApp(
+  env: Record<string, string> = {},
+  /** `tls`: serve https with this key and certificate (PUBLIC_URL then is https://127.0.0.1:PORT). */
+  options: { logger?: Logger; tls?: { key: string; cert: string }; db?: TestDatabase; now?: () => Date } = {},
+): Promise<TestApp> {
+  const server: Server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert }) : createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const config = loadConfig({ NODE_ENV: 'test', PORT: String(port), PUBLIC_URL: baseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env });
-  const db = await migratedTestDatabase();
-  const tool = await createApp({ config, db, logger: options.logger ?? createLogger(config.logLevel), encryptionKey: TEST_ENCRYPTION_KEY });
-  server.on('request', tool.app);
+  const db = options.db ?? (await migratedTestDatabase());
+  const tool = await createApp({ config, db, logger: options.logger ?? createLogger(config.logLevel), encryptionKey: TEST_ENCRYPTION_KEY, now: options.now });
+  const sessions = new Map<string, string>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // Express keeps an existing res.locals: the session token ltijs puts there is read once answered.
+    const locals: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    (res as ServerResponse & { locals?: unknown }).locals = locals;
+    res.on('finish', () => {
+      if (typeof locals.ltik !== 'string') return;
+      const state = decodeJwt(locals.ltik).s;
+      if (typeof state === 'string') sessions.set(state, locals.ltik);
+    });
+    tool.app(req, res);
+  });
   return {
     baseUrl,
     config,
     db,
     tool,
     server,
+    sessionToken(state) {
+      const ltik = sessions.get(state);
+      if (!ltik) throw new Error(`no LTI session was issued for login state ${state}`);
+      return ltik;
+    },
+    issuedSessionTokens: () => [...sessions.values()],
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -43,4 +74,16 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
       await db.close();
     },
   };
+}
+
+/** A logger (level trace) that keeps every line it writes, for tests that check what reaches the log. */
+export function capturedLog(): { logger: Logger; lines: string[]; entries(): Record<string, unknown>[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { logger: createLogger('trace', sink), lines, entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
 }

@@ -8,10 +8,10 @@ import { join } from 'node:path';
  * of `dataDir`, with nothing else from the environment (no DATABASE_URL: each test owns its data).
  */
 export function runCli(dataDir: string, args: readonly string[]): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
     env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PUBLIC_URL: 'https://proctor.example.edu' },
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: 300_000,
   });
 }
 

@@ -4,12 +4,11 @@ import supertest from 'supertest';
 import { installationSecret } from '../../src/db/app-secrets.js';
 import { createHostedLinks, type HostedLinks } from '../../src/hosted/links.js';
 import { createLogoStore } from '../../src/hosted/logos.js';
-import { deriveSectionId } from '../../src/lti/identifiers.js';
-import { platformKey } from '../../src/institution/settings.js';
+import { deriveSectionId, platformKey } from '../../src/lti/identifiers.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { withBrowser } from '../helpers/browser.js';
 import { launch } from '../helpers/lti-flow.js';
-import { SANDBOX_API_KEY } from './support.js';
+import { SANDBOX_API_KEY } from '../helpers/hosted.js';
 
 /**
  * In Chromium, the emulator's pages (served from http://127.0.0.1:PORT) read the tool's hosted endpoints

@@ -7,8 +7,10 @@ import supertest from 'supertest';
 import { createHostedLinks, HOSTED_LINK_MARGIN_SECONDS } from '../../src/hosted/links.js';
 import { createHostedRoutes, type HostedRoutesDeps } from '../../src/hosted/routes.js';
 import { RosterError } from '../../src/hosted/roster.js';
-import { DEFAULT_INSTITUTION_SETTINGS, platformKey } from '../../src/institution/settings.js';
-import { PNG_1PX, signHostedToken } from './support.js';
+import { errorHandler } from '../../src/http/error-handler.js';
+import { DEFAULT_INSTITUTION_SETTINGS } from '../../src/institution/settings.js';
+import { PNG_1PX, signHostedToken } from '../helpers/hosted.js';
+import { platformKey } from '../../src/lti/identifiers.js';
 
 /** The hosted routes on fakes: CORS with a configured origin list, and the answers that need no LMS. */
 const SECRET = 'hosted-links-test-secret';
@@ -43,6 +45,8 @@ function app(allowedOrigins: string[]) {
       logger: pino({ level: 'silent' }),
     }),
   );
+  // Failures are answered by the tool's one error handler, as in the app.
+  server.use(errorHandler(pino({ level: 'silent' })));
   return supertest(server);
 }
 
@@ -81,7 +85,9 @@ describe('hosted routes: CORS for configured origins', () => {
     const url = new URL(await links.rosterUrl('sec-down', 60));
     const response = await request.get(url.pathname + url.search).set('Origin', 'https://portal.example.com');
     assert.equal(response.status, 502);
-    assert.deepEqual(response.body, { error: 'roster_unavailable', message: 'down' });
+    const { incidentId, ...rest } = response.body as { incidentId?: unknown };
+    assert.deepEqual(rest, { error: 'roster_unavailable', message: 'down' });
+    assert.equal(typeof incidentId, 'string', 'every error answer names its incident');
     assert.equal(response.headers['cache-control'], 'no-store');
     assert.equal(response.headers['access-control-allow-origin'], 'https://portal.example.com');
   });

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { JWTPayload } from 'jose';
 import { createLogoStore } from '../../src/hosted/logos.js';
-import { platformKey } from '../../src/institution/settings.js';
 import { validateLaunchpad } from '../../src/proctoring/contract.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { callsDuring, CLAIMS, demoExam, derived, launchAs, oneCall, pressHubButton, ROLES, saveExamSettings, setInstitution, withRoles, type Derived, type Flavor } from './helpers.js';
+import { callsDuring, CLAIMS, demoExam, derived, launchAs, oneCall, pressHubButton, ROLES, saveExamSettings, setInstitution, withRoles, type Derived, type Flavor } from '../helpers/launches.js';
+import { platformKey } from '../../src/lti/identifiers.js';
 
 const FLAVORS: readonly Flavor[] = ['canvas', 'moodle'];
 // The smallest valid PNG (1×1, transparent).
@@ -79,7 +79,7 @@ describe('live, launchpad, course exam list and settings-derived fields', () => 
       );
       assert.equal(calls.length, 0);
       assert.equal(result.response.status, 200);
-      assert.match(result.response.text, /Midterm exam<\/a>/);
+      assert.match(result.response.text, /Midterm exam<\/button>/);
     });
 
     it('a designer (cannot proctor) in course navigation is refused', async () => {
@@ -107,11 +107,12 @@ describe('live, launchpad, course exam list and settings-derived fields', () => 
         const { result: list, calls } = await callsDuring(app, () => launchAs(app, { user: 'student', flavor, kind: 'course', presentation: 'window' }));
         assert.equal(calls.length, 0);
         assert.equal(list.response.status, 200);
-        assert.match(list.response.text, /Midterm exam<\/a>/);
+        assert.match(list.response.text, /Midterm exam<\/button>/);
         assert.match(list.response.text, /Later quiz<\/span> <span class="muted">\(Not set up yet\)/);
-        const href = new RegExp(`href="(/lti/course/exams/${exam.id}/start\\?ltik=[^"]+)"`).exec(list.response.text)?.[1];
-        assert.ok(href, 'a link to the configured exam');
-        const { result, body } = await oneCall(app, '/v2/candidate/launch', () => list.agent.get(href.replace(/&amp;/g, '&')));
+        const start = new RegExp(`<form method="post" action="(/lti/course/exams/${exam.id}/start)"[^>]*>\\s*<input type="hidden" name="ltik" value="([^"]+)">`).exec(list.response.text);
+        assert.ok(start, 'a button posting the session to start the configured exam');
+        assert.equal(start[2], list.ltik);
+        const { result, body } = await oneCall(app, '/v2/candidate/launch', () => list.agent.post(start[1]!).type('form').send({ ltik: start[2] }));
         assert.equal(result.status, 302);
         assert.equal(body.user_id, d.userId(issuer, '5'));
         assert.equal(body.exam_tag, d.examTag(issuer, '1', 'exam-midterm'));
@@ -122,7 +123,7 @@ describe('live, launchpad, course exam list and settings-derived fields', () => 
 
     it('an instructor session cannot use the student start link', async () => {
       const launched = await launchAs(app, { user: 'instructor', flavor: 'canvas', presentation: 'window' });
-      const { result, calls } = await callsDuring(app, () => launched.agent.get(`/lti/course/exams/${exam.id}/start`).query({ ltik: launched.ltik }));
+      const { result, calls } = await callsDuring(app, () => launched.agent.post(`/lti/course/exams/${exam.id}/start`).type('form').send({ ltik: launched.ltik }));
       assert.equal(result.status, 403);
       assert.equal(calls.length, 0);
     });
@@ -208,6 +209,7 @@ describe('live, launchpad, course exam list and settings-derived fields', () => 
         const { result, calls } = await callsDuring(app, () => launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' }));
         assert.equal(result.response.status, 409);
         assert.match(result.response.text, /not open for students/);
+        assert.doesNotMatch(result.response.text, /incident id/i, 'an ordinary page, not an incident to quote');
         assert.equal(calls.length, 0);
         const hub = await launchAs(app, { user: 'instructor', flavor: 'canvas', presentation: 'window' });
         assert.match(hub.response.text, /data-exam-status="closed"/);

@@ -6,7 +6,7 @@ import type { JWTPayload } from 'jose';
 import supertest from 'supertest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { authorize, postIdToken } from '../helpers/lti-flow.js';
-import { callsDuring, CLAIMS, demoExam, hubForms, launchAs, mintCsrf, pressHubButton, setAgentCookie, type Launched } from './helpers.js';
+import { callsDuring, CLAIMS, demoExam, hubForms, launchAs, mintCsrf, pressHubButton, setAgentCookie, type Launched } from '../helpers/launches.js';
 
 const pathOf = (url: string) => {
   const parsed = new URL(url);
@@ -36,7 +36,7 @@ describe('launch security', () => {
 
   describe('students', () => {
     it('cannot open the hub, even with their own valid session', async () => {
-      const response = await student.agent.get(`/lti/hub/${examId}`).query({ ltik: student.ltik });
+      const response = await student.agent.post(`/lti/hub/${examId}`).type('form').send({ ltik: student.ltik });
       assert.equal(response.status, 403);
       assert.doesNotMatch(response.text, /Open review center|data-roles-panel/);
     });
@@ -54,7 +54,7 @@ describe('launch security', () => {
     it("cannot start another course's exam from a course-level list session", async () => {
       const elsewhere = await launchAs(app, { user: 'student', flavor: 'canvas', kind: 'course', presentation: 'window', claims: otherCourse });
       assert.equal(elsewhere.response.status, 200);
-      const { result, calls } = await callsDuring(app, () => elsewhere.agent.get(`/lti/course/exams/${examId}/start`).query({ ltik: elsewhere.ltik }));
+      const { result, calls } = await callsDuring(app, () => elsewhere.agent.post(`/lti/course/exams/${examId}/start`).type('form').send({ ltik: elsewhere.ltik }));
       assert.equal(result.status, 403);
       assert.match(result.text, /another course/);
       assert.equal(calls.length, 0);
@@ -66,11 +66,12 @@ describe('launch security', () => {
     before(async () => {
       // The same LMS, a valid instructor launch, but in course-202 (its own exam for this link id).
       foreign = await launchAs(app, { user: 'instructor', flavor: 'canvas', presentation: 'window', claims: otherCourse });
-      assert.equal(foreign.response.status, 303, 'its own exam is new: settings first');
+      assert.equal(foreign.response.status, 200, 'its own exam is new: settings first');
+      assert.match(foreign.response.text, /Proctoring settings/);
     });
 
     it("cannot open course-101's hub", async () => {
-      const response = await foreign.agent.get(`/lti/hub/${examId}`).query({ ltik: foreign.ltik });
+      const response = await foreign.agent.post(`/lti/hub/${examId}`).type('form').send({ ltik: foreign.ltik });
       assert.equal(response.status, 403);
     });
 
@@ -86,7 +87,7 @@ describe('launch security', () => {
     }
 
     it('an exam id that does not exist is 404, not a hint about other courses', async () => {
-      const response = await foreign.agent.get('/lti/hub/00000000-0000-4000-8000-000000000000').query({ ltik: foreign.ltik });
+      const response = await foreign.agent.post('/lti/hub/00000000-0000-4000-8000-000000000000').type('form').send({ ltik: foreign.ltik });
       assert.equal(response.status, 404);
     });
   });
@@ -120,12 +121,24 @@ describe('launch security', () => {
       const forms = hubForms(instructor.response.text);
       const response = await instructor.agent.post(`/lti/hub/${examId}/review`).type('form').send({ ltik: tampered, _csrf: forms.csrf });
       assert.equal(response.status, 401);
-      const hub = await instructor.agent.get(`/lti/hub/${examId}`).query({ ltik: tampered });
+      const hub = await instructor.agent.post(`/lti/hub/${examId}`).type('form').send({ ltik: tampered });
       assert.equal(hub.status, 401);
     });
 
+    it('a valid session token in a URL is refused: session tokens never travel in addresses', async () => {
+      const forms = hubForms(instructor.response.text);
+      const { result, calls } = await callsDuring(app, () =>
+        instructor.agent.post(`/lti/hub/${examId}/review`).query({ ltik: instructor.ltik }).type('form').send({ _csrf: forms.csrf }),
+      );
+      assert.equal(result.status, 400);
+      assert.match(result.text, /does not accept in addresses/);
+      assert.equal(calls.length, 0);
+      const launchWithQuery = await instructor.agent.get('/lti/launch').query({ ltik: instructor.ltik });
+      assert.equal(launchWithQuery.status, 400);
+    });
+
     it('no session at all is refused', async () => {
-      const response = await instructor.agent.get(`/lti/hub/${examId}`);
+      const response = await instructor.agent.post(`/lti/hub/${examId}`);
       assert.equal(response.status, 401);
     });
 

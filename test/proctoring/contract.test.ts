@@ -38,7 +38,7 @@ import {
   liveArb,
   reviewerArb,
   subscribeArb,
-} from './support.js';
+} from '../helpers/proctoring.js';
 
 type Kind = 'candidate' | 'reviewer' | 'live' | 'launchpad' | 'subscribe';
 type Loose = Record<string, unknown>;
@@ -308,6 +308,18 @@ describe('the Launch API contract: generated valid requests pass', () => {
     assert.equal(validateUnsubscribe({ id: 'abc' }).ok, true);
     assert.equal(validateUnsubscribe({ id: 17 }).ok, true);
     assert.equal(validateCandidateLaunch(candidateRequest({ exam_take: 'post_message_nofication', exam_end: 'post_message_nofication' })).ok, true);
+  });
+
+  it('names the single-page option in words, never by its API keyword, when a page pattern is refused', () => {
+    const result = validateCandidateLaunch(candidateRequest({ exam_take: '(unclosed', exam_end: '(unclosed' }));
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    const messages = result.violations.filter((v) => v.path === 'exam_take' || v.path === 'exam_end').map((v) => v.message);
+    assert.equal(messages.length, 2, JSON.stringify(result.violations));
+    for (const message of messages) {
+      assert.match(message, /must be a valid regular expression .*\(or a post-message notification, for single-page exams\)\.$/);
+      assert.doesNotMatch(message, /nofication|post_message/);
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import express from 'express';
 import { createProctoringClient, type ProctoringClient } from '../../src/proctoring/client.js';
 import { withBrowser } from '../helpers/browser.js';
-import { MAIN, candidateRequest, launchpadRequest, liveRequest, reviewerRequest, startEmulator, startSideServer, type EmulatorServer } from '../proctoring/support.js';
+import { MAIN, candidateRequest, launchpadRequest, liveRequest, reviewerRequest, startEmulator, startSideServer, type EmulatorServer } from '../helpers/proctoring.js';
 
 /**
  * The emulator's pages in Chromium. A second server, on another port and so another origin, plays the

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import express from 'express';
 import { apiKeyFor } from '../../src/proctoring/api-key.js';
-import { ACCOUNTS, MAIN, candidateRequest, launchpadRequest, liveRequest, reviewerRequest, startEmulator, startSideServer, subscribeRequest, type EmulatorServer } from '../proctoring/support.js';
+import { patternMatches } from '../../src/proctoring/patterns.js';
+import { ACCOUNTS, MAIN, candidateRequest, launchpadRequest, liveRequest, reviewerRequest, startEmulator, startSideServer, subscribeRequest, type EmulatorServer } from '../helpers/proctoring.js';
 
 const KEY = apiKeyFor(MAIN);
 
@@ -84,6 +86,27 @@ describe('the Launch API emulator', () => {
     it('answers 400 to an empty body', async () => {
       const response = await call('/v2/live/launchpad', { method: 'POST' });
       assert.equal(response.status, 400);
+    });
+    // A backtracking engine needs seconds to minutes for these (2^30 steps); the bound only tells "answered" from "frozen".
+    it('evaluates page patterns without backtracking: a catastrophic pattern cannot freeze the emulator', { timeout: 120_000 }, async () => {
+      const redos = '^https://x\\.example/(a+)+$';
+      const nearMiss = `https://x.example/${'a'.repeat(30)}!`;
+      patternMatches(redos, 'warm-up: the engine loads its tables on first use');
+      const delay = monitorEventLoopDelay({ resolution: 20 });
+      delay.enable();
+      const refused = await call('/v2/candidate/launch', { body: candidateRequest({ launch_url: nearMiss, exam_start: redos }) });
+      assert.equal(refused.status, 400);
+      const body = (await refused.json()) as { violations: { path: string; rule: string }[] };
+      assert.deepEqual(body.violations.map((v) => `${v.path} ${v.rule}`), ['exam_start exam_start_must_match_launch_url']);
+      const url = await launchUrl('/v2/candidate/launch', candidateRequest({ launch_url: nearMiss, exam_start: '^https://x\\.example/', exam_take: redos, exam_end: redos }));
+      const page = await fetch(url);
+      assert.equal(page.status, 200);
+      assert.ok((await page.text()).includes('✓ matches the launch URL'));
+      delay.disable();
+      assert.ok(delay.max / 1e6 < 3000, `the event loop was blocked for ${Math.round(delay.max / 1e6)} ms`);
+      const lookahead = await call('/v2/candidate/launch', { body: candidateRequest({ exam_take: '^https://lms(?=\\.)' }) });
+      assert.equal(lookahead.status, 400);
+      assert.match(JSON.stringify(await lookahead.json()), /lookahead/);
     });
     it('answers 404 to an unknown endpoint', async () => {
       const response = await call('/v2/take', { body: {} });

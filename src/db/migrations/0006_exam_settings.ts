@@ -1,6 +1,6 @@
 import type { Queryable } from '../types.js';
 
-/** Who changed an exam's settings, when, and what (issue 6: "Changes are recorded"). */
+/** Who changed an exam's settings, when, and what (every change is recorded). */
 export async function up(db: Queryable): Promise<void> {
   await db.query(`
     CREATE TABLE exam_settings_changes (

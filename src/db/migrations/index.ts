@@ -5,6 +5,17 @@ import * as exams from './0003_exams.js';
 import * as institution from './0004_institution.js';
 import * as hosted from './0005_hosted.js';
 import * as examSettings from './0006_exam_settings.js';
+import * as admin from './0007_admin.js';
+import * as proctoringAccounts from './0008_proctoring_accounts.js';
+import * as loginContext from './0009_login_context.js';
+import * as webhooks from '../../webhooks/migration.js';
+import * as registrationAttempts from './0011_registration_attempts.js';
+import * as attemptAccounts from './0012_attempt_accounts.js';
+import * as adminSignInFailures from './0013_admin_sign_in_failures.js';
+import * as examQuizAddressCheck from './0014_exam_quiz_address_check.js';
+import * as ltijsReplaceKey from './0015_ltijs_replace_key.js';
+import * as examAccommodations from './0016_exam_accommodations.js';
+import * as examAvailability from './0017_exam_availability.js';
 
 /**
  * One schema change. `up` runs inside the single transaction of `migrate()`, so: one statement per
@@ -17,7 +28,11 @@ export interface Migration {
   up: (db: Queryable) => Promise<void>;
 }
 
-/** Every migration, oldest first. Append new ones at the end; never reorder or edit one that has shipped. */
+/**
+ * Every migration in the order of its number (test/db/migrations-order.test.ts checks it). Append new ones at
+ * the end with the next number; never rename or edit one that has shipped. Databases that applied them in
+ * another order are unaffected: each is recorded by name and runs once.
+ */
 export const migrations: readonly Migration[] = [
   ltijsStore,
   { name: '0002_lti', up: lti.up },
@@ -25,4 +40,15 @@ export const migrations: readonly Migration[] = [
   { name: '0004_institution', up: institution.up },
   { name: '0005_hosted', up: hosted.up },
   { name: '0006_exam_settings', up: examSettings.up },
+  { name: '0007_admin', up: admin.up },
+  { name: '0008_proctoring_accounts', up: proctoringAccounts.up },
+  { name: '0009_login_context', up: loginContext.up },
+  { name: '0010_webhooks', up: webhooks.up },
+  { name: '0011_registration_attempts', up: registrationAttempts.up },
+  { name: '0012_attempt_accounts', up: attemptAccounts.up },
+  { name: '0013_admin_sign_in_failures', up: adminSignInFailures.up },
+  { name: '0014_exam_quiz_address_check', up: examQuizAddressCheck.up },
+  { name: '0015_ltijs_replace_key', up: ltijsReplaceKey.up },
+  { name: '0016_exam_accommodations', up: examAccommodations.up },
+  { name: '0017_exam_availability', up: examAvailability.up },
 ];

@@ -13,7 +13,8 @@ import { DEEP_LINK_PLACEHOLDER_PREFIX } from '../course-copy.js';
 import { createExamStore } from '../store.js';
 import { createSettingsChangeLog } from './changes.js';
 import { diffSettings, validateSettingsDocument, type ExamSettingsDocument } from './document.js';
-import { deriveExamPages, offeredLmsPresets, presetForPlatform } from './presets/lms.js';
+import { deriveExamPages, type LmsPresetCatalog } from './presets/lms.js';
+import { SETTINGS_DOCUMENT_VERSION } from './versions.js';
 import { applySecurityPreset, securityPreset, SECURITY_PRESETS } from './presets/security.js';
 import type { SessionAccess } from './routes.js';
 
@@ -24,7 +25,8 @@ export interface DeepLinkingDeps {
   decide: RolePolicy;
   csrf: Csrf;
   pseudonymSecret: string;
-  sandbox: boolean;
+  /** The exam-page presets this installation offers. */
+  lmsPresets: LmsPresetCatalog;
   /** The tool's launch URL (target of the returned resource link). */
   launchUrl: string;
 }
@@ -46,7 +48,7 @@ const FORM_FIELD_OF: Record<string, keyof DeepLinkingForm> = { launch_url: 'quiz
  * From the content-picker form to the new exam's title and settings (pure). An empty quiz address
  * creates the exam unconfigured: its settings are finished in the settings view.
  */
-export function planDeepLinkedExam(form: DeepLinkingForm): DeepLinkingPlan {
+export function planDeepLinkedExam(form: DeepLinkingForm, derive: LmsPresetCatalog['derive'] = deriveExamPages): DeepLinkingPlan {
   const errors: Array<{ field: keyof DeepLinkingForm; message: string }> = [];
   const title = form.title.trim();
   if (!title) errors.push({ field: 'title', message: 'Give the exam a title: students see it in the course.' });
@@ -56,7 +58,7 @@ export function planDeepLinkedExam(form: DeepLinkingForm): DeepLinkingPlan {
   const quizUrl = form.quiz_url.trim();
   if (!quizUrl) return errors.length > 0 || !security ? { ok: false, errors } : { ok: true, title, settings: null };
 
-  const derived = deriveExamPages(form.lms_preset, quizUrl);
+  const derived = derive(form.lms_preset, quizUrl);
   if (!derived.ok) errors.push({ field: 'quiz_url', message: derived.message });
   if (derived.ok && (!derived.pages.exam_take || !derived.pages.exam_end)) {
     errors.push({ field: 'lms_preset', message: 'With “Custom”, the exam pages must be written by hand: leave the quiz address empty here and fill in the pages in the exam’s settings afterwards.' });
@@ -64,6 +66,7 @@ export function planDeepLinkedExam(form: DeepLinkingForm): DeepLinkingPlan {
   if (errors.length > 0 || !derived.ok || !security) return { ok: false, errors };
   const applied = applySecurityPreset(security);
   const document: ExamSettingsDocument = {
+    version: SETTINGS_DOCUMENT_VERSION,
     ...derived.pages,
     exam_settings: applied.exam_settings,
     ...(security.behavior ? { behavior_settings: security.behavior } : {}),
@@ -96,9 +99,9 @@ export function createDeepLinkingHandler(deps: DeepLinkingDeps) {
       courseTitle: launch.context?.title ?? launch.context?.label ?? 'this course',
       form,
       errors,
-      lmsPresets: offeredLmsPresets(deps.sandbox),
+      lmsPresets: deps.lmsPresets.offered,
       securityPresets: SECURITY_PRESETS,
-      action: `${req.baseUrl}/deep-linking/exams`,
+      action: '/lti/deep-linking/exams',
       ltik: deps.lti.ltikOf(res),
       csrfToken: deps.csrf.tokenFor(req, res),
     });
@@ -112,7 +115,7 @@ export function createDeepLinkingHandler(deps: DeepLinkingDeps) {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string).slice(0, 2000) : '');
     const form: DeepLinkingForm = { title: text('title'), lms_preset: text('lms_preset'), quiz_url: text('quiz_url'), security_preset: text('security_preset') };
-    const plan = planDeepLinkedExam(form);
+    const plan = planDeepLinkedExam(form, deps.lmsPresets.derive);
     if (!plan.ok) {
       render(req, res, launch, form, plan.errors, 422);
       return;
@@ -126,7 +129,7 @@ export function createDeepLinkingHandler(deps: DeepLinkingDeps) {
         plan.title,
       );
       if (plan.settings) {
-        await store.saveSettings(created.id, plan.settings as unknown as Record<string, unknown>);
+        await store.saveSettings(created.id, plan.settings);
         await createSettingsChangeLog(tx).record(created.id, {
           userId: deriveUserId(deps.pseudonymSecret, launch.issuer, launch.userSub),
           source: 'deep-linking',
@@ -145,7 +148,7 @@ export function createDeepLinkingHandler(deps: DeepLinkingDeps) {
     /** A verified LtiDeepLinkingRequest (app.ts dispatches it here from onLaunch). */
     async handle(launch: LtiLaunch, req: Request, res: Response): Promise<void> {
       canAddExams(launch, await deps.decide(launch));
-      render(req, res, launch, { title: '', lms_preset: presetForPlatform(launch.platformFamily, deps.sandbox).id, quiz_url: '', security_preset: 'standard' }, []);
+      render(req, res, launch, { title: '', lms_preset: deps.lmsPresets.forPlatform(launch.platformFamily).id, quiz_url: '', security_preset: 'standard' }, []);
     },
   };
 }

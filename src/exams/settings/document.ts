@@ -1,159 +1,125 @@
+import { z } from 'zod';
 import {
-  validateBehaviorSettings,
-  validateCandidateLaunch,
-  validateProctorSettings,
-  type BehaviorSettings,
-  type BreakSettings,
-  type ExamSettings,
-  type ProctorSettings,
+  behaviorSettingsSchema,
+  CANDIDATE_PREREQUISITES,
+  candidateLaunchObject,
+  isAbsoluteHttpUrl,
+  proctorSettingsSchema,
+  run,
+  withPrerequisites,
   type Violation,
 } from '../../proctoring/contract.js';
+import { isRecord } from '../../values.js';
+import { SETTINGS_DOCUMENT_VERSION, upgrade } from './versions.js';
 
 /**
- * The settings document of one exam, as stored in exams.settings: the Launch API's own field names
- * (the Launch API specification, candidate launch request) plus the tool's own options under `tool`.
- * Launch code takes the API fields with candidateLaunchFields / reviewerLaunchFields, never the whole
- * document: `tool` is not an API field, and the candidate request accepts neither behavior_settings nor
- * proctor_settings.
+ * The settings document of one exam, as stored in exams.settings: a `version`, the Launch API's own field
+ * names for what the exam sends (the candidate launch request's page fields, exam_settings, breaks, expire,
+ * pre-authentication; behaviour settings and proctor permissions for staff launches) and the tool's own
+ * options under `tool`. One zod schema, derived from the contract's: the store parses every document it
+ * reads and writes only documents that pass. Launch requests are built from the parsed document by one
+ * mapping function per endpoint (src/launches/requests.ts).
  */
-export interface ExamSettingsDocument {
-  launch_url: string;
-  exam_start: string;
-  exam_take: string;
-  exam_end: string;
-  exam_settings: ExamSettings;
-  behavior_settings?: BehaviorSettings;
-  /** For live launches and the launchpad; each member absent: the institution's default. */
-  proctor_settings?: ProctorSettings;
-  break_settings?: BreakSettings;
-  expire?: number;
-  pre_auth?: string;
-  post_auth?: string;
-  pre_auth_bypass?: boolean;
-  tool?: ToolOptions;
-}
 
 /** Where the candidate goes after the exam (the tool's return endpoint reads this). */
 export const REDIRECT_MODES = ['lms', 'message', 'url'] as const;
 export type RedirectMode = (typeof REDIRECT_MODES)[number];
 
+const MAX_PRESET_ID = 50;
+const MAX_QUIZ_URL = 2000;
+const MAX_REDIRECT_URL = 600;
+
+const presetId = z.string().max(MAX_PRESET_ID);
+
 /** The tool's own options: never sent to the proctoring service. */
-export interface ToolOptions {
-  /** Id of the LMS exam-page preset (presets/lms.ts) the pages were derived with. */
-  lms_preset?: string;
-  /** The quiz URL the instructor pasted. */
-  quiz_url?: string;
-  /** Id of the security preset (presets/security.ts) last applied. */
-  security_preset?: string;
-  /** lms: back to the course (launch_presentation.return_url); message: a "you may close this window" page; url: redirect_url. */
-  redirect?: RedirectMode;
-  redirect_url?: string;
-}
-
-/** The candidate-launch fields an exam's settings may carry (the rest are set per launch). */
-export const CANDIDATE_SETTING_FIELDS = [
-  'launch_url',
-  'exam_start',
-  'exam_take',
-  'exam_end',
-  'exam_settings',
-  'break_settings',
-  'expire',
-  'pre_auth',
-  'post_auth',
-  'pre_auth_bypass',
-] as const;
-
-const DOCUMENT_FIELDS: readonly string[] = [...CANDIDATE_SETTING_FIELDS, 'behavior_settings', 'proctor_settings', 'tool'];
-const TOOL_FIELDS: readonly string[] = ['lms_preset', 'quiz_url', 'security_preset', 'redirect', 'redirect_url'];
-
-/** The fields a candidate launch takes from the exam's settings. */
-export function candidateLaunchFields(document: ExamSettingsDocument): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const field of CANDIDATE_SETTING_FIELDS) if (document[field] !== undefined) out[field] = document[field];
-  return out;
-}
-
-/** The fields a reviewer launch takes from the exam's settings. */
-export function reviewerLaunchFields(document: ExamSettingsDocument): { exam_settings: ExamSettings; behavior_settings?: BehaviorSettings } {
-  return { exam_settings: document.exam_settings, ...(document.behavior_settings ? { behavior_settings: document.behavior_settings } : {}) };
-}
-
-/** A placeholder user id so the candidate schema checks the exam's part of a request. */
-const PLACEHOLDER_USER_ID = 'settings-check';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
-
-function validateToolOptions(tool: unknown, violations: Violation[]): ToolOptions | undefined {
-  if (tool === undefined) return undefined;
-  if (!isRecord(tool)) {
-    violations.push({ path: 'tool', rule: 'type', message: "'Tool options' must be a group of settings (an object)." });
-    return undefined;
-  }
-  for (const key of Object.keys(tool)) {
-    if (!TOOL_FIELDS.includes(key)) violations.push({ path: `tool.${key}`, rule: 'unknown_field', message: `'${key}' is not an option of this tool.` });
-  }
-  const shortText = (key: string, max: number) => {
-    const value = tool[key];
-    if (value === undefined) return;
-    if (typeof value !== 'string' || value.length > max) violations.push({ path: `tool.${key}`, rule: 'type', message: `'${key}' must be text of at most ${max} characters.` });
-  };
-  shortText('lms_preset', 50);
-  shortText('security_preset', 50);
-  shortText('quiz_url', 2000);
-  if (tool.redirect !== undefined && !(REDIRECT_MODES as readonly unknown[]).includes(tool.redirect)) {
-    violations.push({ path: 'tool.redirect', rule: 'enum', message: "'After the exam' must be one of: back to the course, a closing message, a web address." });
-  }
-  if (tool.redirect === 'url' || tool.redirect_url !== undefined) {
+export const toolOptionsSchema = z
+  .strictObject({
+    /** Id of the LMS exam-page preset (presets/lms.ts) the pages were derived with. */
+    lms_preset: presetId.optional(),
+    /** The quiz URL the instructor pasted. */
+    quiz_url: z.string().max(MAX_QUIZ_URL).optional(),
+    /** Id of the security preset (presets/security.ts) last applied. */
+    security_preset: presetId.optional(),
+    /** lms: back to the course (launch_presentation.return_url); message: a "you may close this window" page; url: redirect_url. */
+    redirect: z.enum(REDIRECT_MODES).optional(),
+    redirect_url: z.string().optional(),
+  })
+  .superRefine((tool, ctx) => {
+    if (tool.redirect !== 'url' && tool.redirect_url === undefined) return;
     const url = tool.redirect_url;
-    if (typeof url !== 'string' || url.length > 600 || !isHttpUrl(url)) {
-      violations.push({ path: 'tool.redirect_url', rule: 'absolute_url', message: "'Address after the exam' must be a full web address starting with https:// (or http://)." });
+    if (url === undefined || url.length > MAX_REDIRECT_URL || !isAbsoluteHttpUrl(url)) {
+      const message = "'Address after the exam' must be a full web address starting with https:// (or http://).";
+      ctx.addIssue({ code: 'custom', path: ['redirect_url'], message, params: { rule: 'absolute_url', message } });
     }
-  }
-  return tool as ToolOptions;
-}
+  });
+export type ToolOptions = z.infer<typeof toolOptionsSchema>;
+
+const page = candidateLaunchObject.shape;
+
+export const examSettingsDocumentSchema = withPrerequisites(
+  z.strictObject({
+    version: z.literal(SETTINGS_DOCUMENT_VERSION),
+    launch_url: page.launch_url,
+    exam_start: page.exam_start,
+    exam_take: page.exam_take,
+    exam_end: page.exam_end,
+    exam_settings: page.exam_settings,
+    break_settings: page.break_settings,
+    expire: page.expire,
+    pre_auth: page.pre_auth,
+    post_auth: page.post_auth,
+    pre_auth_bypass: page.pre_auth_bypass,
+    /** For reviewer and live launches (the candidate request does not take them). */
+    behavior_settings: behaviorSettingsSchema.optional(),
+    /** For live launches and the launchpad; each member absent: the institution's default. */
+    proctor_settings: proctorSettingsSchema.optional(),
+    tool: toolOptionsSchema.optional(),
+  }),
+  // The candidate request's prerequisites: mobile needs pre_auth, post_auth needs pre_auth, exam_start matches launch_url.
+  CANDIDATE_PREREQUISITES,
+  '',
+);
+
+export type ExamSettingsDocument = z.infer<typeof examSettingsDocumentSchema>;
 
 export type DocumentResult = { ok: true; value: ExamSettingsDocument } | { ok: false; violations: Violation[] };
 
+function parse(input: unknown): DocumentResult {
+  const result = run(examSettingsDocumentSchema, input);
+  if (result.ok) return result;
+  // A top-level field the document does not have is one the tool sets per launch, or none at all.
+  const violations = result.violations.map((v) =>
+    v.rule === 'unknown_field' && !v.path.includes('.') ? { ...v, message: `'${v.path}' is not a setting of an exam (the tool sets it for each launch, or it does not exist).` } : v,
+  );
+  return { ok: false, violations };
+}
+
 /**
- * Validates a settings document with the Launch API contract's rules (every field rule and every
- * prerequisite, including "mobile needs pre_auth" and "exam_start must match launch_url"), plus the
- * tool's own options. Paths are the document's (= the request's) dotted paths.
+ * Validates a document sent to the tool (the settings form, the API) with every rule of the contract
+ * (each field rule and each prerequisite) plus the tool's own options. A document of the current version,
+ * or without `version`, must carry every setting; one of an older version is upgraded first. Paths are
+ * the document's dotted paths.
  */
 export function validateSettingsDocument(input: unknown): DocumentResult {
   if (!isRecord(input)) return { ok: false, violations: [{ path: '', rule: 'type', message: 'The settings must be a JSON object.' }] };
-  const violations: Violation[] = [];
-  for (const key of Object.keys(input)) {
-    if (!DOCUMENT_FIELDS.includes(key)) {
-      violations.push({ path: key, rule: 'unknown_field', message: `'${key}' is not a setting of an exam (the tool sets it for each launch, or it does not exist).` });
-    }
-  }
-  const request: Record<string, unknown> = { user_id: PLACEHOLDER_USER_ID };
-  for (const field of CANDIDATE_SETTING_FIELDS) if (input[field] !== undefined) request[field] = input[field];
-  const candidate = validateCandidateLaunch(request);
-  if (!candidate.ok) violations.push(...candidate.violations);
-  if (input.behavior_settings !== undefined) {
-    const behavior = validateBehaviorSettings(input.behavior_settings);
-    if (!behavior.ok) violations.push(...behavior.violations);
-  }
-  if (input.proctor_settings !== undefined) {
-    const proctor = validateProctorSettings(input.proctor_settings);
-    if (!proctor.ok) violations.push(...proctor.violations);
-  }
-  validateToolOptions(input.tool, violations);
-  if (violations.length > 0) return { ok: false, violations };
-  return { ok: true, value: structuredClone(input) as unknown as ExamSettingsDocument };
+  if (input.version === undefined) return parse({ version: SETTINGS_DOCUMENT_VERSION, ...input });
+  return parse(input.version === SETTINGS_DOCUMENT_VERSION ? input : upgrade(input));
+}
+
+/**
+ * Reads a stored (or exported) document of any version: brought forward by the upgrade chain, then
+ * validated like a new one. A document without `version` was written before versions existed (version 1).
+ */
+export function readSettingsDocument(stored: unknown): DocumentResult {
+  if (!isRecord(stored)) return { ok: false, violations: [{ path: '', rule: 'type', message: 'The stored settings are not a JSON object.' }] };
+  return parse(upgrade(stored));
+}
+
+/** A document that passes, or an Error naming what does not: for code that must only ever write valid documents. */
+export function checkedDocument(document: ExamSettingsDocument): ExamSettingsDocument {
+  const result = parse(document);
+  if (!result.ok) throw new Error(`refusing to store exam settings that do not pass: ${result.violations.map((v) => `${v.path}: ${v.message}`).join('; ')}`);
+  return result.value;
 }
 
 export interface SettingsChange {
@@ -179,6 +145,7 @@ export function diffSettings(before: unknown, after: unknown): SettingsChange[] 
   const paths = [...new Set([...a.keys(), ...b.keys()])].sort();
   const changes: SettingsChange[] = [];
   for (const path of paths) {
+    if (path === 'version') continue; // the document's format, not a setting
     const x = a.get(path);
     const y = b.get(path);
     if (JSON.stringify(x) !== JSON.stringify(y)) changes.push({ path, before: x ?? null, after: y ?? null });

@@ -1,21 +1,30 @@
-import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { deriveUserId } from '../../lti/identifiers.js';
 import type { LtiLaunch } from '../../lti/claims.js';
-import { LtiRefusal, userMessageFor } from '../../lti/errors.js';
 import type { RolePolicy } from '../../institution/role-policy.js';
 import type { RoleDecision } from '../../lti/roles.js';
 import { AppError, ForbiddenError, NotFoundError } from '../../http/errors.js';
 import type { Csrf } from '../../http/csrf.js';
-import type { Logger } from '../../logger.js';
-import { PATTERN_FLAGS } from '../../proctoring/assumptions.js';
 import { POST_MESSAGE_NOTIFICATION } from '../../proctoring/contract.js';
-import type { Exam } from '../store.js';
-import type { ExamSettingsDocument } from './document.js';
-import { BEHAVIOR_FIELDS, BREAK_FIELDS, fieldId, formValues, OTHER_FIELDS, PAGE_FIELDS, PROCTOR_FIELDS, SETTINGS_GROUPS } from './fields.js';
+import { checkExamPages } from '../../proctoring/page-check.js';
+import { isExamOfCourse, isSetUp, type Exam } from '../store.js';
+import { fieldId, formValues, settingsForm } from './fields.js';
 import { requirementsForBrowser } from './prerequisites.js';
-import { deriveExamPages, offeredLmsPresets } from './presets/lms.js';
-import { applySecurityPreset, SECURITY_PRESETS } from './presets/security.js';
+import { lmsPresetText, type DeriveResult, type ExamPages, type LmsPresetCatalog } from './presets/lms.js';
+import { applySecurityPreset, SECURITY_PRESETS, securityPresetText } from './presets/security.js';
 import { initialDocument, type ExamSettingsService } from './service.js';
+import type { ExamSettingsDocument } from './document.js';
+
+const PAGE_PATHS = ['launch_url', 'exam_start', 'exam_take', 'exam_end'] as const;
+import { isUuid } from '../../values.js';
+import { describeEntry } from './history.js';
+import { escapeHtml, htmlMessage, pageI18n } from './i18n.js';
+import { scriptMessages } from './script-messages.js';
+import { localizeViolation } from './violations.js';
+import type { Translate } from '../../proctoring/labels.js';
+
+/** How many recent changes the settings page shows. */
+const HISTORY_SHOWN = 10;
 
 /** What the routes need from the LTI adapter (src/lti/provider.ts). */
 export interface SessionAccess {
@@ -31,11 +40,9 @@ export interface SettingsRoutesDeps {
   csrf: Csrf;
   /** Per-installation secret of the pseudonymous user ids (who changed what). */
   pseudonymSecret: string;
-  sandbox: boolean;
-  logger: Logger;
+  /** The exam-page presets this installation offers. */
+  lmsPresets: LmsPresetCatalog;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Staff who may edit settings, in the exam's own course (issuer, client, deployment and context). */
 export function checkSettingsAccess(launch: LtiLaunch, decision: RoleDecision, exam: Exam | undefined): Exam {
@@ -43,9 +50,7 @@ export function checkSettingsAccess(launch: LtiLaunch, decision: RoleDecision, e
     throw new ForbiddenError('Only the instructors of this course can change the proctoring settings.', decision.reason);
   }
   if (!exam) throw new NotFoundError('exam');
-  const sameCourse =
-    exam.issuer === launch.issuer && exam.clientId === launch.clientId && exam.deploymentId === launch.deploymentId && exam.contextId === launch.context?.id;
-  if (!sameCourse) throw new ForbiddenError('This exam belongs to another course: open it from its own course.', 'exam of another context');
+  if (!isExamOfCourse(exam, launch)) throw new ForbiddenError('This exam belongs to another course: open it from its own course.', 'exam of another context');
   return exam;
 }
 
@@ -54,70 +59,121 @@ export function jsonForPage(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
+/** The exam's own preset, else the first preset that reads the address, when it can tell the copy's quiz address. */
+function suggestQuizAddress(catalog: LmsPresetCatalog, presetId: string, quizAddress: string, link: { resourceLinkId: string; contextId: string }) {
+  const candidates = [catalog.byId(presetId), ...catalog.offered.filter((preset) => preset.derive(quizAddress).ok)];
+  for (const preset of candidates) {
+    const address = preset?.addressInCopy?.(quizAddress, link);
+    if (preset && address && address !== quizAddress) return { presetId: preset.id, address };
+  }
+  return undefined;
+}
+
+/**
+ * For a document that names no exam-page preset (e.g. one written by a script or the sandbox's seed): the
+ * offered preset that derives exactly its pages from its launch URL, so the form shows it instead of "Custom".
+ */
+function recognisePreset(catalog: LmsPresetCatalog, document: Partial<ExamSettingsDocument>): string | undefined {
+  const quizAddress = document.launch_url;
+  if (!quizAddress) return undefined;
+  const pages = PAGE_PATHS.map((path) => document[path]);
+  return catalog.offered.find((preset) => {
+    const derived = preset.derive(quizAddress);
+    return preset.id !== 'custom' && derived.ok && PAGE_PATHS.every((path, index) => derived.pages[path] === pages[index]);
+  })?.id;
+}
+
+/** A derivation's answer with a refusal's sentence in the reader's language (and without the catalog key). */
+function localizedDerivation(t: Translate, result: DeriveResult): { ok: true; pages: ExamPages } | { ok: false; message: string } {
+  return result.ok ? result : { ok: false, message: t(result.key, result.values) };
+}
+
 export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
   const router = express.Router();
 
   async function examFor(req: Request, res: Response): Promise<{ launch: LtiLaunch; exam: Exam }> {
     const launch = await deps.lti.launchOf(res);
     const id = String(req.params.examId ?? '');
-    const exam = UUID.test(id) ? await deps.service.get(id) : undefined;
+    const exam = isUuid(id) ? await deps.service.get(id) : undefined;
     return { launch, exam: checkSettingsAccess(launch, await deps.decide(launch), exam) };
   }
 
   const userIdOf = (launch: LtiLaunch) => deriveUserId(deps.pseudonymSecret, launch.issuer, launch.userSub);
 
-  router.get('/exams/:examId/settings', async (req, res) => {
+  // A POST carrying the session token (hidden field `ltik`): a GET would need the token in its URL.
+  async function showSettingsPage(req: Request, res: Response): Promise<void> {
     const { launch, exam } = await examFor(req, res);
-    const document = (exam.settings as Partial<ExamSettingsDocument> | null) ?? initialDocument(launch.platformFamily, deps.sandbox);
+    // A stored document that no longer passes is shown as stored, so the instructor can correct it.
+    const document = exam.settings ?? exam.invalidSettings?.stored ?? initialDocument(launch.platformFamily, deps.lmsPresets);
     const me = userIdOf(launch);
-    const history = (await deps.service.history(exam.id, 10)).map((entry) => ({
-      at: entry.at.toISOString(),
-      who: entry.userId === me ? 'you' : entry.userId ? `user ${entry.userId.slice(0, 8)}` : entry.source === 'import' ? 'an import' : 'the tool',
-      source: entry.source,
-      fields: entry.changes.map((c) => c.path),
-    }));
+    const i18n = pageI18n(res.locals);
+    const { t } = i18n;
+    const history = (await deps.service.history(exam.id, HISTORY_SHOWN)).map((entry) => describeEntry(entry, me, i18n));
     const base = req.baseUrl;
     const ltik = deps.lti.ltikOf(res);
-    const lmsPresets = offeredLmsPresets(deps.sandbox);
+    const lmsPresets = deps.lmsPresets.offered.map((preset) => ({ id: preset.id, ...lmsPresetText(t, preset), example: preset.example, limited: preset.limited }));
+    const securityPresets = SECURITY_PRESETS.map((preset) => ({ ...preset, ...securityPresetText(t, preset) }));
+    const form = settingsForm(t);
+    const values = formValues(document);
+    const quizAddress = typeof document.launch_url === 'string' ? document.launch_url : '';
+    // A copy waiting for its check: the preset's guess at this course's quiz, ready for "Fill in the pages".
+    const recognised = values['tool.lms_preset'] === '' ? recognisePreset(deps.lmsPresets, document) : undefined;
+    if (recognised) Object.assign(values, { 'tool.lms_preset': recognised, 'tool.quiz_url': quizAddress });
+    const suggestion = exam.quizAddressCheck ? suggestQuizAddress(deps.lmsPresets, String(values['tool.lms_preset']), quizAddress, exam) : undefined;
+    const suggested = suggestion?.address;
+    if (suggestion) Object.assign(values, { 'tool.lms_preset': suggestion.presetId, 'tool.quiz_url': suggestion.address });
     res.set('Cache-Control', 'no-store');
     res.render('exams/settings', {
-      title: `Proctoring settings: ${exam.title}`,
-      exam: { id: exam.id, title: exam.title, status: exam.status, configured: exam.settings !== null },
-      values: formValues(document),
-      groups: SETTINGS_GROUPS,
-      pageFields: PAGE_FIELDS,
-      behavior: BEHAVIOR_FIELDS,
-      proctorFields: PROCTOR_FIELDS,
-      breakFields: BREAK_FIELDS,
-      otherFields: OTHER_FIELDS,
+      t,
+      html: (key: string, values: Readonly<Record<string, string>>) => htmlMessage(t, key, values),
+      escape: escapeHtml,
+      lang: i18n.locale,
+      dir: i18n.dir,
+      title: t('settings:page.title', { exam: exam.title }),
+      exam: { id: exam.id, title: exam.title, status: exam.status, configured: isSetUp(exam), quizAddressCheck: exam.quizAddressCheck },
+      quizAddress,
+      suggestedQuizAddress: suggested,
+      confirmQuizAddressUrl: `${base}/exams/${exam.id}/settings/quiz-address`,
+      values,
+      ...form,
       lmsPresets,
-      securityPresets: SECURITY_PRESETS,
+      securityPresets,
       history,
       fieldId,
       csrfToken: deps.csrf.tokenFor(req, res),
       ltik,
-      postMessage: POST_MESSAGE_NOTIFICATION,
       pageData: jsonForPage({
         examId: exam.id,
         apiUrl: `${base}/api/exams/${exam.id}/settings`,
         deriveUrl: `${base}/api/exam-pages`,
-        requirements: requirementsForBrowser(),
-        securityPresets: SECURITY_PRESETS.map((preset) => {
+        checkUrl: `${base}/api/exam-pages/check`,
+        requirements: requirementsForBrowser(t),
+        securityPresets: securityPresets.map((preset) => {
           const applied = applySecurityPreset(preset);
-          return { id: preset.id, label: preset.label, exam_settings: applied.exam_settings, behavior: preset.behavior ?? null };
+          return { id: preset.id, label: preset.label, exam_settings: applied.exam_settings, chosen: Object.keys(preset.choices), behavior: preset.behavior ?? null };
         }),
-        lmsPresets: lmsPresets.map((p) => ({ id: p.id, label: p.label, note: p.note, example: p.example, limited: p.limited })),
-        patternFlags: PATTERN_FLAGS,
+        lmsPresets,
         postMessage: POST_MESSAGE_NOTIFICATION,
+        // The script's sentences: ICU templates of the reader's language (settings:script.*).
+        ...scriptMessages(i18n.locale),
       }),
     });
+  }
+  router.post('/exams/:examId/settings', showSettingsPage);
+
+  // "This quiz address is this course's": clears the mark a course copy set, then back to the settings page.
+  router.post('/exams/:examId/settings/quiz-address', express.urlencoded({ extended: false, limit: '8kb' }), deps.csrf.protect, async (req, res) => {
+    const { launch, exam } = await examFor(req, res);
+    await deps.service.confirmQuizAddress(exam.id, { userId: userIdOf(launch) });
+    // The settings page again, answered to this POST: the session token stays out of URLs.
+    await showSettingsPage(req, res);
   });
 
   router.get('/api/exams/:examId/settings', async (req, res) => {
     const { launch, exam } = await examFor(req, res);
     res.set('Cache-Control', 'no-store').json({
-      exam: { id: exam.id, title: exam.title, status: exam.status, configured: exam.settings !== null },
-      settings: exam.settings ?? initialDocument(launch.platformFamily, deps.sandbox),
+      exam: { id: exam.id, title: exam.title, status: exam.status, configured: isSetUp(exam), quizAddressCheck: exam.quizAddressCheck },
+      settings: exam.settings ?? exam.invalidSettings?.stored ?? initialDocument(launch.platformFamily, deps.lmsPresets),
       status: exam.status,
     });
   });
@@ -125,12 +181,18 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
   router.put('/api/exams/:examId/settings', deps.csrf.protect, async (req, res) => {
     const { launch, exam } = await examFor(req, res);
     const result = await deps.service.save(exam.id, req.body, { userId: userIdOf(launch) });
-    res.set('Cache-Control', 'no-store');
+    const i18n = pageI18n(res.locals);
     if (!result.ok) {
-      res.status(422).json({ error: 'invalid_settings', message: 'Some settings need your attention: nothing was saved.', violations: result.violations });
-      return;
+      // Each violation's sentence in the reader's language: the page shows them beside the fields.
+      const violations = result.violations.map((violation) => localizeViolation(i18n.t, violation));
+      throw new AppError(422, 'invalid_settings', 'Invalid settings', 'Some settings need your attention: nothing was saved.', { details: { violations } });
     }
-    res.json({ exam: { id: result.exam.id, title: result.exam.title, status: result.exam.status, configured: true }, settings: result.settings, status: result.exam.status });
+    // The recent changes as the page shows them, so "Recent changes" is current right after a save.
+    const me = userIdOf(launch);
+    const history = (await deps.service.history(exam.id, HISTORY_SHOWN)).map((entry) => describeEntry(entry, me, i18n));
+    res
+      .set('Cache-Control', 'no-store')
+      .json({ exam: { id: result.exam.id, title: result.exam.title, status: result.exam.status, configured: true }, settings: result.settings, status: result.exam.status, history });
   });
 
   router.get('/api/exams/:examId/settings/history', async (req, res) => {
@@ -144,26 +206,21 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     if (!(await deps.decide(launch)).canEditSettings) throw new ForbiddenError('Only instructors can use the exam-page presets.');
     const preset = typeof req.query.preset === 'string' ? req.query.preset : '';
     const quizUrl = typeof req.query.quiz_url === 'string' ? req.query.quiz_url.slice(0, 2000) : '';
-    res.set('Cache-Control', 'no-store').json(deriveExamPages(preset, quizUrl));
+    res.set('Cache-Control', 'no-store').json(localizedDerivation(pageI18n(res.locals).t, deps.lmsPresets.derive(preset, quizUrl)));
   });
 
-  router.use('/api', apiErrors(deps.logger));
+  // The form's live pattern check: patterns are evaluated here, never by the browser's own engine.
+  router.get('/api/exam-pages/check', async (req, res) => {
+    const launch = await deps.lti.launchOf(res);
+    if (!(await deps.decide(launch)).canEditSettings) throw new ForbiddenError('Only instructors can check exam pages.');
+    const param = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, 2000) : undefined);
+    const { t } = pageI18n(res.locals);
+    const check = checkExamPages({ launch_url: param('launch_url'), exam_start: param('exam_start'), exam_take: param('exam_take'), exam_end: param('exam_end') });
+    // Each problem framed in the reader's language; the pattern engine's detail stays as it is (technical).
+    const problems = Object.fromEntries(Object.entries(check.problems).map(([field, detail]) => [field, t('settings:validation.badPattern', { detail })]));
+    res.set('Cache-Control', 'no-store').json({ ...check, problems });
+  });
+
   return router;
 }
 
-/** Errors of the JSON API as JSON, whatever the Accept header says. */
-function apiErrors(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, next) => {
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
-    if (error instanceof LtiRefusal) {
-      res.status(401).set('Cache-Control', 'no-store').json({ error: error.code, message: userMessageFor(error.code) });
-      return;
-    }
-    const appError = error instanceof AppError ? error : new AppError(500, 'internal', 'Something went wrong', 'Something went wrong on our side. Please try again.', { cause: error });
-    if (appError.status >= 500) logger.error({ err: error, incidentId: appError.incidentId, path: req.path }, appError.message);
-    res.status(appError.status).set('Cache-Control', 'no-store').json({ error: appError.code, message: appError.publicMessage, incidentId: appError.incidentId });
-  };
-}

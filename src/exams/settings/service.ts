@@ -1,9 +1,11 @@
 import type { Database } from '../../db/types.js';
 import { EXAM_SETTINGS_OFF, type Violation } from '../../proctoring/contract.js';
-import { createExamStore, type Exam, type ExamStatus } from '../store.js';
-import { createSettingsChangeLog, type ChangeSource, type RecordedChange } from './changes.js';
-import { diffSettings, validateSettingsDocument, type ExamSettingsDocument } from './document.js';
-import { presetForPlatform } from './presets/lms.js';
+import { createExamStore, type Exam, type ExamStatus, type ExamStore } from '../store.js';
+import { QUIZ_ADDRESS_CHECK } from '../course-copy.js';
+import { createSettingsChangeLog, type ChangeSource, type RecordedChange, type SettingsChangeLog } from './changes.js';
+import { diffSettings, readSettingsDocument, validateSettingsDocument, type ExamSettingsDocument } from './document.js';
+import { isRecord } from '../../values.js';
+import type { LmsPresetCatalog } from './presets/lms.js';
 import { applySecurityPreset, securityPreset } from './presets/security.js';
 
 export const EXAM_STATUSES: readonly ExamStatus[] = ['open', 'closed'];
@@ -17,7 +19,7 @@ export interface SettingsPayload {
 export type SaveResult = { ok: true; exam: Exam; settings: ExamSettingsDocument } | { ok: false; violations: Violation[] };
 
 /** What the form starts from for an exam never configured: the LMS's preset and the Standard security preset. */
-export function initialDocument(platformFamily: string | undefined, sandbox: boolean): Partial<ExamSettingsDocument> {
+export function initialDocument(platformFamily: string | undefined, lmsPresets: LmsPresetCatalog): Partial<ExamSettingsDocument> {
   const standard = securityPreset('standard');
   return {
     launch_url: '',
@@ -25,7 +27,7 @@ export function initialDocument(platformFamily: string | undefined, sandbox: boo
     exam_take: '',
     exam_end: '',
     exam_settings: standard ? applySecurityPreset(standard).exam_settings : { ...EXAM_SETTINGS_OFF },
-    tool: { lms_preset: presetForPlatform(platformFamily, sandbox).id, security_preset: standard?.id, redirect: 'lms' },
+    tool: { lms_preset: lmsPresets.forPlatform(platformFamily).id, security_preset: standard?.id, redirect: 'lms' },
   };
 }
 
@@ -47,11 +49,15 @@ export interface ExamSettingsService {
   history(examId: string, limit?: number): Promise<RecordedChange[]>;
   /** Validates with the contract and saves settings and status together, recording what changed. */
   save(examId: string, body: unknown, actor: { userId?: string; source?: ChangeSource }): Promise<SaveResult>;
+  /** An instructor confirms a copied exam's quiz address as this course's: students may start it again. */
+  confirmQuizAddress(examId: string, actor: { userId?: string }): Promise<void>;
 }
 
-export function createExamSettingsService(deps: { db: Database }): ExamSettingsService {
-  const exams = createExamStore(deps.db);
-  const changes = createSettingsChangeLog(deps.db);
+const quizAddressCleared = { path: QUIZ_ADDRESS_CHECK, before: true, after: false };
+
+/** `exams` and `changes` read; a save writes both in one transaction of `db`. */
+export function createExamSettingsService(deps: { db: Database; exams: ExamStore; changes: SettingsChangeLog }): ExamSettingsService {
+  const { exams, changes } = deps;
   return {
     get: (examId) => exams.get(examId),
     history: (examId, limit = 20) => changes.recent(examId, limit),
@@ -63,17 +69,32 @@ export function createExamSettingsService(deps: { db: Database }): ExamSettingsS
       const settings = checked.value;
       return deps.db.transaction(async (tx) => {
         const store = createExamStore(tx);
-        const before = await tx.query<{ settings: unknown; status: ExamStatus }>('SELECT settings, status FROM exams WHERE id = $1 FOR UPDATE', [examId]);
+        const before = await tx.query<{ settings: unknown; status: ExamStatus; quiz_address_check: boolean }>('SELECT settings, status, quiz_address_check FROM exams WHERE id = $1 FOR UPDATE', [examId]);
         const row = before.rows[0];
         if (!row) throw new Error(`exam ${examId} vanished while saving`);
         const status = payload.status ?? row.status;
-        await store.saveSettings(examId, settings as unknown as Record<string, unknown>);
+        await store.saveSettings(examId, settings);
         if (status !== row.status) await store.setStatus(examId, status);
-        const diff = diffSettings({ ...(row.settings as object | null), status: row.status }, { ...settings, status });
+        // The stored document as read (brought to the current version), so an upgrade is not reported as a change.
+        const read = row.settings === null ? undefined : readSettingsDocument(row.settings);
+        const previous = read === undefined ? {} : read.ok ? read.value : row.settings;
+        const diff = diffSettings({ ...(isRecord(previous) ? previous : {}), status: row.status }, { ...settings, status });
+        // A copied exam's quiz address replaced by another: the copy now points at its own quiz.
+        const previousUrl = (row.settings as { launch_url?: unknown } | null)?.launch_url;
+        if (row.quiz_address_check && settings.launch_url !== previousUrl) {
+          await store.setQuizAddressCheck(examId, false);
+          diff.push(quizAddressCleared);
+        }
         await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: actor.source ?? 'settings', changes: diff });
         const exam = await store.get(examId);
         if (!exam) throw new Error(`exam ${examId} vanished while saving`);
         return { ok: true as const, exam, settings };
+      });
+    },
+    async confirmQuizAddress(examId, actor) {
+      await deps.db.transaction(async (tx) => {
+        const result = await tx.query('UPDATE exams SET quiz_address_check = false, updated_at = now() WHERE id = $1 AND quiz_address_check', [examId]);
+        if (result.rowCount > 0) await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes: [quizAddressCleared] });
       });
     },
   };

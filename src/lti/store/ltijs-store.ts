@@ -47,7 +47,30 @@ export type LtijsEncryptionKey = string | false | null | undefined;
 export interface LtijsStoreOptions {
   /** Overrides of LTIJS_TTL_SECONDS per collection. */
   ttlSeconds?: Partial<Record<LtijsCollection, number>>;
+  /**
+   * Earlier values of the encryption key (ENCRYPTION_KEY's older entries during a key rotation): documents
+   * they encrypted still decrypt. ltijs itself only knows its one key, which new documents are written with.
+   */
+  olderKeys?: readonly string[];
+  /**
+   * How long a read of the collections ltijs reads on every launch and rarely writes (platform, platformStatus,
+   * publickey, privatekey) is reused in this process; 0 (the default) reads the database every time. A write
+   * through this store empties that collection's reads at once; a change made by another process (a replica,
+   * the CLI on PostgreSQL) is seen after at most this long.
+   */
+  cacheSeconds?: number;
 }
+
+/** The collections whose reads `cacheSeconds` keeps: read by every login and launch, written by administrators. */
+export const CACHED_COLLECTIONS: ReadonlySet<LtijsCollection> = new Set(['platform', 'platformStatus', 'publickey', 'privatekey']);
+
+type StoredRow = { doc: LtijsDocument; created_at: Date };
+
+/**
+ * The collections every launch replaces and ltijs never modifies: their rows carry the key of the query that
+ * replaced them (`replace_key`, unique per collection, migration 0015), so a Replace is one statement.
+ */
+const KEYED_COLLECTIONS: ReadonlySet<LtijsCollection> = new Set(['idtoken', 'contexttoken']);
 
 /** First key of the advisory locks that serialise `Replace` per (collection, query). */
 const REPLACE_LOCK = 0x6c74696a;
@@ -58,11 +81,17 @@ const LIVE = '(expires_at IS NULL OR expires_at > now())';
 export class LtijsStore {
   readonly #db: Database;
   readonly #ttl: Partial<Record<LtijsCollection, number>>;
+  readonly #olderKeys: readonly string[];
+  readonly #cacheMs: number;
+  /** Per cached collection: the rows each query read, and when they stop being reused. */
+  readonly #reads = new Map<LtijsCollection, Map<string, { rows: Promise<StoredRow[]>; until: number }>>();
   #deployed = false;
 
   constructor(db: Database, options: LtijsStoreOptions = {}) {
     this.#db = db;
     this.#ttl = { ...LTIJS_TTL_SECONDS, ...options.ttlSeconds };
+    this.#olderKeys = options.olderKeys ?? [];
+    this.#cacheMs = Math.max(0, (options.cacheSeconds ?? 0) * 1000);
   }
 
   /** Called by `lti.deploy()`. Fails there, not at the first launch, when the database or migration is missing. */
@@ -91,19 +120,14 @@ export class LtijsStore {
   ): Promise<LtijsDocument[] | false> {
     this.#checkDeployed();
     const name = checkCollection(collection);
-    const params: unknown[] = [name];
-    const where = matchQuery(query, params);
-    const { rows } = await this.#db.query<{ doc: LtijsDocument; created_at: Date }>(
-      `SELECT doc, created_at FROM ${TABLE} WHERE collection = $1 AND ${LIVE} AND ${where} ORDER BY id`,
-      params,
-    );
+    const rows = await this.#read(name, query);
     if (rows.length === 0) return false;
     const hasCreatedAt = this.#ttl[name] !== undefined;
     return Promise.all(
       rows.map(async ({ doc, created_at: createdAt }) => {
         if (!ENCRYPTIONKEY) {
-          // Mongo's documents of expiring collections carry their createdAt (a Date).
-          return hasCreatedAt && doc.createdAt === undefined ? { ...doc, createdAt } : doc;
+          // Mongo's documents of expiring collections carry their createdAt (a Date). A copy: the caller may change it.
+          return hasCreatedAt && doc.createdAt === undefined ? { ...structuredClone(doc), createdAt } : structuredClone(doc);
         }
         const decrypted = JSON.parse(await this.Decrypt(...encryptedParts(doc, name), ENCRYPTIONKEY)) as LtijsDocument;
         // As Mongo's Get: milliseconds, which ltijs's access-token cache subtracts from Date.now().
@@ -119,18 +143,18 @@ export class LtijsStore {
     item: LtijsDocument,
     index?: LtijsDocument,
   ): Promise<true> {
-    this.#checkDeployed();
-    if (!collection || !item || (ENCRYPTIONKEY && !index)) throw new Error('MISSING_PARAMS');
-    const name = checkCollection(collection);
-    await insert(this.#db, name, await this.#stored(ENCRYPTIONKEY, item, index), this.#ttl[name] ?? null);
-    return true;
+    return this.#write(collection, Boolean(item) && (!ENCRYPTIONKEY || Boolean(index)), async (name) => {
+      await insert(this.#db, name, await this.#stored(ENCRYPTIONKEY, item, index), this.#ttl[name] ?? null);
+    });
   }
 
   /**
-   * Upsert: the first document matching `query` becomes `item` (or is created). One transaction, serialised by an
-   * advisory lock on (collection, query): concurrent launches of one user all replace the same idtoken and
-   * contexttoken rows and none fails or leaves a duplicate (ltijs-sequelize's unguarded delete-then-insert
-   * lost a third of them). The query's own fields are kept in the row so the next Replace finds it again.
+   * Upsert: the first document matching `query` becomes `item` (or is created), atomically: concurrent launches
+   * of one user all replace the same idtoken and contexttoken rows and none fails or leaves a duplicate
+   * (ltijs-sequelize's unguarded delete-then-insert lost a third of them). idtoken and contexttoken, written by
+   * every launch: one INSERT … ON CONFLICT on the query's key; the other collections: one transaction serialised
+   * by an advisory lock on (collection, query). The query's own fields are kept in the row so the next Replace
+   * finds it again.
    */
   async Replace(
     ENCRYPTIONKEY: LtijsEncryptionKey,
@@ -139,37 +163,47 @@ export class LtijsStore {
     item: LtijsDocument,
     index?: LtijsDocument,
   ): Promise<true> {
-    this.#checkDeployed();
-    if (!collection || !item || (ENCRYPTIONKEY && !index)) throw new Error('MISSING_PARAMS');
-    const name = checkCollection(collection);
-    const doc = { ...scalarFields(query), ...(await this.#stored(ENCRYPTIONKEY, item, index)) };
-    const ttl = this.#ttl[name] ?? null;
-    await this.#db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2::text))', [
-        REPLACE_LOCK,
-        canonicalJson([name, query ?? {}]),
-      ]);
-      const params: unknown[] = [name];
-      const where = matchQuery(query, params);
-      // Expired matches count too: replacing one renews it.
-      const { rows } = await tx.query<{ id: number | bigint | null }>(
-        `SELECT min(id) AS id FROM ${TABLE} WHERE collection = $1 AND ${where}`,
-        params,
-      );
-      const keep = rows[0]?.id ?? null;
-      if (keep !== null) {
-        const updated = await tx.query(
-          `UPDATE ${TABLE} SET doc = $2::text::jsonb, created_at = now(),
-             expires_at = now() + $3::double precision * interval '1 second'
-           WHERE id = $1`,
-          [keep, JSON.stringify(doc), ttl],
+    return this.#write(collection, Boolean(item) && (!ENCRYPTIONKEY || Boolean(index)), async (name) => {
+      const doc = { ...scalarFields(query), ...(await this.#stored(ENCRYPTIONKEY, item, index)) };
+      const ttl = this.#ttl[name] ?? null;
+      if (KEYED_COLLECTIONS.has(name)) {
+        // The key's row is updated in place, or inserted; any other match (a row written before the key existed)
+        // is removed in the same statement. Concurrent replaces of one query meet on the unique key.
+        const params: unknown[] = [name, JSON.stringify(doc), ttl, canonicalJson([name, query ?? {}])];
+        const where = matchQuery(query, params);
+        await this.#db.query(
+          `WITH stale AS (DELETE FROM ${TABLE} WHERE collection = $1 AND ${where} AND replace_key IS DISTINCT FROM $4)
+           INSERT INTO ${TABLE} (collection, doc, expires_at, replace_key)
+           VALUES ($1, $2::text::jsonb, now() + $3::double precision * interval '1 second', $4)
+           ON CONFLICT (collection, replace_key) WHERE replace_key IS NOT NULL
+           DO UPDATE SET doc = excluded.doc, created_at = now(), expires_at = excluded.expires_at`,
+          params,
         );
-        // A concurrent Delete (which does not take the lock) may have removed it meanwhile.
-        if (updated.rowCount > 0) return;
+        return;
       }
-      await insert(tx, name, doc, ttl);
+      await this.#db.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2::text))', [
+          REPLACE_LOCK,
+          canonicalJson([name, query ?? {}]),
+        ]);
+        // One statement: the first match (expired ones count too: replacing one renews it) becomes the document,
+        // or it is inserted. A concurrent Delete (which does not take the lock) may have removed the match
+        // meanwhile: then the update changes no row and the document is inserted.
+        const params: unknown[] = [name, JSON.stringify(doc), ttl];
+        const where = matchQuery(query, params);
+        await tx.query(
+          `WITH keep AS (SELECT min(id) AS id FROM ${TABLE} WHERE collection = $1 AND ${where}),
+                updated AS (
+                  UPDATE ${TABLE} SET doc = $2::text::jsonb, created_at = now(),
+                    expires_at = now() + $3::double precision * interval '1 second'
+                  WHERE id = (SELECT id FROM keep) RETURNING id)
+           INSERT INTO ${TABLE} (collection, doc, expires_at)
+           SELECT $1, $2::text::jsonb, now() + $3::double precision * interval '1 second'
+           WHERE NOT EXISTS (SELECT 1 FROM updated)`,
+          params,
+        );
+      });
     });
-    return true;
   }
 
   /** Sets the fields of `modification` on the first live document matching `query`; no match is no change. */
@@ -179,18 +213,21 @@ export class LtijsStore {
     query: LtijsDocument,
     modification: LtijsDocument,
   ): Promise<true> {
-    this.#checkDeployed();
-    if (!collection || !query || !modification) throw new Error('MISSING_PARAMS');
-    const name = checkCollection(collection);
-    const params: unknown[] = [name];
-    const where = matchQuery(query, params);
-    const firstMatch = `SELECT id FROM ${TABLE} WHERE collection = $1 AND ${LIVE} AND ${where} ORDER BY id LIMIT 1`;
+    return this.#write(collection, Boolean(query) && Boolean(modification), async (name) => {
+      const params: unknown[] = [name];
+      const where = matchQuery(query, params);
+      const firstMatch = `SELECT id FROM ${TABLE} WHERE collection = $1 AND ${LIVE} AND ${where} ORDER BY id LIMIT 1`;
+      await this.#modify(ENCRYPTIONKEY, name, params, firstMatch, modification);
+    });
+  }
+
+  async #modify(ENCRYPTIONKEY: LtijsEncryptionKey, name: LtijsCollection, params: unknown[], firstMatch: string, modification: LtijsDocument): Promise<void> {
     if (!ENCRYPTIONKEY) {
       await this.#db.query(
         `UPDATE ${TABLE} SET doc = doc || $${params.length + 1}::text::jsonb WHERE id = (${firstMatch})`,
         [...params, JSON.stringify(modification)],
       );
-      return true;
+      return;
     }
     await this.#db.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: number | bigint; doc: LtijsDocument }>(
@@ -206,18 +243,15 @@ export class LtijsStore {
         JSON.stringify(encrypted),
       ]);
     });
-    return true;
   }
 
   /** Deletes every document matching `query` (`{}` matches the whole collection, as in Mongo). */
   async Delete(collection: string, query: LtijsDocument): Promise<true> {
-    this.#checkDeployed();
-    if (!collection || !query) throw new Error('MISSING_PARAMS');
-    const name = checkCollection(collection);
-    const params: unknown[] = [name];
-    const where = matchQuery(query, params);
-    await this.#db.query(`DELETE FROM ${TABLE} WHERE collection = $1 AND ${where}`, params);
-    return true;
+    return this.#write(collection, Boolean(query), async (name) => {
+      const params: unknown[] = [name];
+      const where = matchQuery(query, params);
+      await this.#db.query(`DELETE FROM ${TABLE} WHERE collection = $1 AND ${where}`, params);
+    });
   }
 
   /** AES-256-CBC under SHA-256(secret), hex-encoded: the format of ltijs's Mongo store. */
@@ -229,10 +263,9 @@ export class LtijsStore {
     return { iv: iv.toString('hex'), data: encrypted.toString('hex') };
   }
 
+  /** Decrypts with `secret`, or else with an older key (see LtijsStoreOptions.olderKeys). */
   async Decrypt(data: string, iv: string, secret: string): Promise<string> {
-    const key = createHash('sha256').update(secret).digest();
-    const decipher = createDecipheriv('aes-256-cbc', key, Buffer.from(iv, 'hex'));
-    return Buffer.concat([decipher.update(Buffer.from(data, 'hex')), decipher.final()]).toString();
+    return decryptWithAnyKey(data, iv, [secret, ...this.#olderKeys]);
   }
 
   /** Deletes expired documents (reads already skip them); returns how many. Run it now and then. */
@@ -247,9 +280,102 @@ export class LtijsStore {
     return { ...index, iv: encrypted.iv, data: encrypted.data };
   }
 
+  /** The live rows matching `query`, oldest first; reused for `cacheSeconds` in the cached collections. */
+  #read(name: LtijsCollection, query: LtijsDocument | undefined): Promise<StoredRow[]> {
+    const params: unknown[] = [name];
+    const where = matchQuery(query, params);
+    const load = async () =>
+      (await this.#db.query<StoredRow>(`SELECT doc, created_at FROM ${TABLE} WHERE collection = $1 AND ${LIVE} AND ${where} ORDER BY id`, params)).rows;
+    if (this.#cacheMs === 0 || !CACHED_COLLECTIONS.has(name)) return load();
+    const reads = this.#reads.get(name) ?? new Map<string, { rows: Promise<StoredRow[]>; until: number }>();
+    this.#reads.set(name, reads);
+    const key = canonicalJson(query ?? {});
+    const now = Date.now();
+    const cached = reads.get(key);
+    if (cached && cached.until > now) return cached.rows;
+    // Concurrent launches share one read; a failed read is not kept.
+    const rows = load();
+    const entry = { rows, until: now + this.#cacheMs };
+    reads.set(key, entry);
+    rows.catch(() => {
+      if (reads.get(key) === entry) reads.delete(key);
+    });
+    return rows;
+  }
+
+  /**
+   * One write: checks that the store is deployed and the call `complete` (ltijs's MISSING_PARAMS otherwise), runs
+   * `write` on the checked collection and forgets that collection's cached reads, whether or not it succeeded.
+   */
+  async #write(collection: string, complete: boolean, write: (name: LtijsCollection) => Promise<void>): Promise<true> {
+    this.#checkDeployed();
+    if (!collection || !complete) throw new Error('MISSING_PARAMS');
+    const name = checkCollection(collection);
+    try {
+      await write(name);
+    } finally {
+      this.#forget(name);
+    }
+    return true;
+  }
+
+  /** A write to a collection: its reads are read again. */
+  #forget(name: LtijsCollection): void {
+    this.#reads.delete(name);
+  }
+
   #checkDeployed(): void {
     if (!this.#deployed) throw new Error('PROVIDER_NOT_DEPLOYED');
   }
+}
+
+function decryptWith(data: string, iv: string, secret: string): string {
+  const key = createHash('sha256').update(secret).digest();
+  const decipher = createDecipheriv('aes-256-cbc', key, Buffer.from(iv, 'hex'));
+  return Buffer.concat([decipher.update(Buffer.from(data, 'hex')), decipher.final()]).toString();
+}
+
+/**
+ * CBC has no authentication: a wrong key fails the padding check almost always, and the rare wrong key that
+ * passes it yields bytes that are not JSON (every document ltijs encrypts is JSON). The first key giving JSON wins.
+ */
+function decryptWithAnyKey(data: string, iv: string, keys: readonly string[]): string {
+  let lastError: unknown;
+  for (const key of keys) {
+    try {
+      const text = decryptWith(data, iv, key);
+      JSON.parse(text);
+      return text;
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  throw new Error('an encrypted ltijs document opens with none of the encryption keys', { cause: lastError });
+}
+
+/**
+ * Re-encrypts every encrypted ltijs document with `keys[0]` (the newest key), reading it with any of `keys`.
+ * Run inside one transaction by the key-rotation command; returns how many documents were rewritten.
+ */
+export async function reencryptLtijsDocuments(tx: Queryable, keys: readonly string[]): Promise<number> {
+  const newest = keys[0];
+  if (!newest) throw new Error('no encryption key');
+  const { rows } = await tx.query<{ id: number | bigint; iv: string; data: string }>(
+    `SELECT id, doc->>'iv' AS iv, doc->>'data' AS data FROM ${TABLE}
+     WHERE jsonb_typeof(doc->'iv') = 'string' AND jsonb_typeof(doc->'data') = 'string' ORDER BY id FOR UPDATE`,
+  );
+  for (const row of rows) {
+    const text = decryptWithAnyKey(row.data, row.iv, keys);
+    const key = createHash('sha256').update(newest).digest();
+    const iv = randomBytes(16);
+    const cipher = createCipheriv('aes-256-cbc', key, iv);
+    const encrypted = Buffer.concat([cipher.update(text), cipher.final()]);
+    await tx.query(`UPDATE ${TABLE} SET doc = doc || $2::text::jsonb WHERE id = $1`, [
+      row.id,
+      JSON.stringify({ iv: iv.toString('hex'), data: encrypted.toString('hex') }),
+    ]);
+  }
+  return rows.length;
 }
 
 async function insert(tx: Queryable, collection: string, doc: LtijsDocument, ttl: number | null): Promise<void> {

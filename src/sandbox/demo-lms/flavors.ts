@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import type { DemoCourse, DemoLink, DemoPerson, DemoRole, DemoUser, DemoUserKey } from './directory.js';
+import { CLAIM } from '../../lti/claims.js';
 
 /**
  * What differs between a Moodle-like and a Canvas-like launch, in one table, and the one function that
@@ -18,26 +19,7 @@ export const FLAVOR_NAMES: readonly DemoFlavor[] = ['moodle', 'canvas'];
 export const LAUNCH_KINDS: readonly LaunchKind[] = ['resource', 'course', 'deep-linking'];
 export const PRESENTATIONS: readonly Presentation[] = ['iframe', 'window'];
 
-export const CLAIM = {
-  messageType: 'https://purl.imsglobal.org/spec/lti/claim/message_type',
-  version: 'https://purl.imsglobal.org/spec/lti/claim/version',
-  deploymentId: 'https://purl.imsglobal.org/spec/lti/claim/deployment_id',
-  targetLinkUri: 'https://purl.imsglobal.org/spec/lti/claim/target_link_uri',
-  resourceLink: 'https://purl.imsglobal.org/spec/lti/claim/resource_link',
-  roles: 'https://purl.imsglobal.org/spec/lti/claim/roles',
-  context: 'https://purl.imsglobal.org/spec/lti/claim/context',
-  toolPlatform: 'https://purl.imsglobal.org/spec/lti/claim/tool_platform',
-  launchPresentation: 'https://purl.imsglobal.org/spec/lti/claim/launch_presentation',
-  custom: 'https://purl.imsglobal.org/spec/lti/claim/custom',
-  lis: 'https://purl.imsglobal.org/spec/lti/claim/lis',
-  ext: 'https://purl.imsglobal.org/spec/lti/claim/ext',
-  lti11LegacyUserId: 'https://purl.imsglobal.org/spec/lti/claim/lti11_legacy_user_id',
-  lti1p1: 'https://purl.imsglobal.org/spec/lti/claim/lti1p1',
-  nrps: 'https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice',
-  deepLinkingSettings: 'https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings',
-  contentItems: 'https://purl.imsglobal.org/spec/lti-dl/claim/content_items',
-  canvasPlacement: 'https://www.instructure.com/placement',
-} as const;
+export { CLAIM };
 
 export const NRPS_SCOPE = 'https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly';
 

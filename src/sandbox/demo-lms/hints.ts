@@ -11,8 +11,12 @@ export interface PendingLaunch {
   kind: LaunchKind;
   linkId?: string;
   presentation: Presentation;
+  /** launch_presentation.locale (default en). */
+  locale?: string;
   /** A class member launching instead of a named demo user (`user` is then the key of their role). */
   member?: DemoUser;
+  /** The LMS offers its client-side storage (lti_storage_target and its `post_message_forwarding` frame), as Canvas does. */
+  platformStorage?: boolean;
 }
 
 export type HintRefusal = 'missing' | 'malformed' | 'unknown-or-used' | 'expired';
@@ -84,7 +88,7 @@ export function createMessageHints(options: { issuer: string; now: () => number;
         canvas_domain: canvasDomain,
         context_type: 'Course',
         canvas_locale: 'en',
-        include_storage_target: false,
+        include_storage_target: launch.platformStorage === true,
       })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setExpirationTime(Math.floor((now + ttlMs) / 1000))

@@ -7,7 +7,7 @@ import { createMessageHints, type PendingLaunch } from './hints.js';
 import { platformKeys, signJwt, type SignOptions } from './keys.js';
 import { createOAuthServer, type TokenGrant } from './oauth.js';
 import { defaultPaths } from './paths.js';
-import { createDemoLmsRouter, type LoginInitiation } from './router.js';
+import { createDemoLmsRouter, STORAGE_FRAME_NAME, type LoginInitiation } from './router.js';
 
 /**
  * A small LTI 1.3 platform for sandbox mode and tests. Routes, relative to where the router is mounted
@@ -78,6 +78,10 @@ export interface LoginInput {
   kind?: PendingLaunch['kind'];
   linkId?: string;
   presentation?: Presentation;
+  /** The user's language in the LMS, sent as launch_presentation.locale (default en). */
+  locale?: string;
+  /** Offer the LMS's client-side storage (lti_storage_target), as Canvas does. */
+  platformStorage?: boolean;
 }
 
 export interface DemoLms {
@@ -185,6 +189,7 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
         client_id: clientId,
         lti_deployment_id: deploymentId,
         ...FLAVORS[launch.flavor].loginExtras,
+        ...(launch.platformStorage ? { lti_storage_target: STORAGE_FRAME_NAME } : {}),
       },
     };
   }
@@ -235,7 +240,7 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
       const kind = input.kind ?? 'resource';
       const linkId = kind === 'resource' ? (input.linkId ?? course.exam.id) : undefined;
       if (linkId !== undefined && !course.links.some((link) => link.id === linkId)) throw new Error(`unknown resource link: ${linkId}`);
-      return startLogin({ user: user.key, userId: (member ?? user).id, flavor: input.flavor ?? flavor, kind, linkId, presentation: input.presentation ?? 'iframe', ...(member ? { member } : {}) });
+      return startLogin({ user: user.key, userId: (member ?? user).id, flavor: input.flavor ?? flavor, kind, linkId, presentation: input.presentation ?? 'iframe', platformStorage: input.platformStorage === true, ...(member ? { member } : {}), ...(input.locale ? { locale: input.locale } : {}) });
     },
     issueAccessToken: (scopes) => oauth.issue(scopes ?? [NRPS_SCOPE]),
     setClass(change) {

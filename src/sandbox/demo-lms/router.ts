@@ -61,7 +61,11 @@ const launchForm = z.object({
   link: z.string().max(200).optional(),
   flavor: z.enum(FLAVOR_NAMES as [DemoFlavor, ...DemoFlavor[]]).optional(),
   presentation: z.enum(PRESENTATIONS as [Presentation, ...Presentation[]]).optional(),
+  platform_storage: z.enum(['on', 'off']).optional(),
 });
+
+/** The frame name Canvas gives its client-side storage frame, sent as lti_storage_target. */
+export const STORAGE_FRAME_NAME = 'post_message_forwarding';
 
 type FormSource = Record<string, unknown>;
 
@@ -76,10 +80,31 @@ function textFields(source: FormSource): Record<string, string | undefined> {
   return out;
 }
 
+type FormParser = ReturnType<typeof express.urlencoded>;
+
+/** The demo LMS's pages, rendered from its own views with the course and asset paths. */
+interface Pages {
+  render(res: Response, status: number, view: string, data: Record<string, unknown>): Promise<void>;
+  renderError(res: Response, status: number, title: string, message: string): Promise<void>;
+}
+
 export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 100 });
+  const pages = createPages(ctx);
+  router.use('/assets', express.static(ctx.publicDir, { index: false, maxAge: '1h', fallthrough: false }));
+  courseRoutes(router, ctx, pages, form);
+  storageFrameRoute(router, ctx, pages);
+  const authorize = authorization(ctx, pages);
+  router.get('/auth', authorize);
+  router.post('/auth', form, authorize);
+  platformServiceRoutes(router, ctx, form);
+  deepLinkingReturnRoute(router, ctx, pages, form);
+  quizRoutes(router, ctx, pages, form);
+  return router;
+}
 
+function createPages(ctx: DemoLmsContext): Pages {
   async function render(res: Response, status: number, view: string, data: Record<string, unknown>): Promise<void> {
     const base = res.req.baseUrl;
     const html = await ejs.renderFile(join(ctx.viewsDir, `${view}.ejs`), {
@@ -96,21 +121,57 @@ export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
     return render(res, status, 'error', { title, message });
   }
 
-  function returnMessages(query: FormSource): string[] {
-    const notes: string[] = [];
-    if (text(query, 'from') === 'tool') notes.push('You are back from the tool.');
-    const added = Number(text(query, 'added') ?? 0);
-    if (added > 0) notes.push(`Deep linking added ${added} link${added === 1 ? '' : 's'} to the course.`);
-    return notes;
+  return { render, renderError };
+}
+
+function returnMessages(query: FormSource): string[] {
+  const notes: string[] = [];
+  if (text(query, 'from') === 'tool') notes.push('You are back from the tool.');
+  const added = Number(text(query, 'added') ?? 0);
+  if (added > 0) notes.push(`Deep linking added ${added} link${added === 1 ? '' : 's'} to the course.`);
+  return notes;
+}
+
+/** Turns the course page's launch form into the launch it asks for, or a reason to refuse. */
+function pendingLaunch(ctx: DemoLmsContext, source: FormSource): PendingLaunch | string {
+  const parsed = launchForm.safeParse(textFields(source));
+  if (!parsed.success) return 'The launch form is not valid.';
+  let { user: userKey, kind, link } = parsed.data;
+  if (parsed.data.launch) {
+    const [k, u, ...rest] = parsed.data.launch.split(':');
+    kind = k;
+    userKey = u;
+    link = rest.join(':') || undefined;
   }
+  const launchKind = LAUNCH_KINDS.find((name) => name === (kind ?? 'resource'));
+  if (!launchKind) return 'Unknown kind of launch.';
+  const user = ctx.users.find((candidate) => candidate.key === userKey);
+  if (!user) return 'Choose who launches the tool.';
+  let linkId: string | undefined;
+  if (launchKind === 'resource') {
+    const found = ctx.course.links.find((candidate) => candidate.id === (link ?? ctx.course.exam.id));
+    if (!found) return 'That link is not in this course.';
+    linkId = found.id;
+  }
+  return {
+    user: user.key,
+    userId: user.id,
+    flavor: parsed.data.flavor ?? ctx.defaultFlavor,
+    kind: launchKind,
+    linkId,
+    presentation: parsed.data.presentation ?? 'iframe',
+    platformStorage: parsed.data.platform_storage === 'on',
+  };
+}
 
-  router.use('/assets', express.static(ctx.publicDir, { index: false, maxAge: '1h', fallthrough: false }));
-
+/** The course page and its launches (the OIDC login initiation, as Moodle and Canvas start it). */
+function courseRoutes(router: Router, ctx: DemoLmsContext, { render, renderError }: Pages, form: FormParser): void {
   router.get('/', async (req, res) => {
     const flavorParam = text(req.query, 'flavor');
     const flavor = FLAVOR_NAMES.find((name) => name === flavorParam) ?? ctx.defaultFlavor;
     const presentation = text(req.query, 'presentation') === 'window' ? 'window' : 'iframe';
     await render(res, 200, 'course', {
+      platformStorage: text(req.query, 'platform_storage') === 'on',
       title: ctx.course.title,
       flavor,
       flavors: FLAVOR_NAMES.map((name) => ({ name, label: FLAVORS[name].label })),
@@ -132,40 +193,9 @@ export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
     });
   });
 
-  /** Turns the course page's launch form into the launch it asks for, or a reason to refuse. */
-  function pendingLaunch(source: FormSource): PendingLaunch | string {
-    const parsed = launchForm.safeParse(textFields(source));
-    if (!parsed.success) return 'The launch form is not valid.';
-    let { user: userKey, kind, link } = parsed.data;
-    if (parsed.data.launch) {
-      const [k, u, ...rest] = parsed.data.launch.split(':');
-      kind = k;
-      userKey = u;
-      link = rest.join(':') || undefined;
-    }
-    const launchKind = LAUNCH_KINDS.find((name) => name === (kind ?? 'resource'));
-    if (!launchKind) return 'Unknown kind of launch.';
-    const user = ctx.users.find((candidate) => candidate.key === userKey);
-    if (!user) return 'Choose who launches the tool.';
-    let linkId: string | undefined;
-    if (launchKind === 'resource') {
-      const found = ctx.course.links.find((candidate) => candidate.id === (link ?? ctx.course.exam.id));
-      if (!found) return 'That link is not in this course.';
-      linkId = found.id;
-    }
-    return {
-      user: user.key,
-      userId: user.id,
-      flavor: parsed.data.flavor ?? ctx.defaultFlavor,
-      kind: launchKind,
-      linkId,
-      presentation: parsed.data.presentation ?? 'iframe',
-    };
-  }
-
   // A GET variant for tests and scripts: the OIDC login initiation as a redirect.
   router.get('/launch', async (req, res) => {
-    const launch = pendingLaunch(req.query);
+    const launch = pendingLaunch(ctx, req.query);
     if (typeof launch === 'string') return renderError(res, 400, 'Cannot launch', launch);
     const login = await ctx.initiateLogin(launch);
     const url = new URL(login.url);
@@ -175,7 +205,7 @@ export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
 
   // As Moodle does: an auto-submitting POST form to the tool's login initiation URL.
   router.post('/launch', form, async (req, res) => {
-    const launch = pendingLaunch((req.body ?? {}) as FormSource);
+    const launch = pendingLaunch(ctx, (req.body ?? {}) as FormSource);
     if (typeof launch === 'string') return renderError(res, 400, 'Cannot launch', launch);
     const login = await ctx.initiateLogin(launch);
     res.set('Cache-Control', 'no-store');
@@ -187,6 +217,9 @@ export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
         flavor: launch.flavor,
         presentation: launch.presentation,
         form: { ...post, target: 'demo-lms-tool' },
+        // Canvas serves its storage frame from its OIDC authorization endpoint's origin, which is the origin
+        // tools address their lti.put_data and lti.get_data messages to.
+        storageFrame: launch.platformStorage ? { name: STORAGE_FRAME_NAME, src: new URL('post_message_forwarding', ctx.urls.auth).href } : undefined,
       });
       return;
     }
@@ -197,12 +230,26 @@ export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
       form: post,
     });
   });
+}
 
-  /**
-   * The OIDC authorization endpoint (LTI 1.3 core §5.1.1.2). Like Moodle, every refusal is an HTML
-   * page (status 400): the platform never redirects to a redirect_uri it has not validated.
-   */
-  async function authorize(req: Request, res: Response): Promise<void> {
+/**
+ * The LMS's client-side storage frame (LTI Client Side postMessages), named `post_message_forwarding` in the
+ * page that frames the tool: it keeps what the tool stores with lti.put_data in memory (cookies and web
+ * storage of this origin may be refused in a cross-site frame) and answers only the tool's origin.
+ */
+function storageFrameRoute(router: Router, ctx: DemoLmsContext, { render }: Pages): void {
+  router.get('/post_message_forwarding', async (_req, res) => {
+    res.set('Cache-Control', 'no-store');
+    await render(res, 200, 'storage-frame', { title: 'Platform storage', toolOrigin: new URL(ctx.tool.launchUrl).origin });
+  });
+}
+
+/**
+ * The OIDC authorization endpoint (LTI 1.3 core §5.1.1.2). Like Moodle, every refusal is an HTML
+ * page (status 400): the platform never redirects to a redirect_uri it has not validated.
+ */
+function authorization(ctx: DemoLmsContext, { render, renderError }: Pages) {
+  return async (req: Request, res: Response): Promise<void> => {
     const source: FormSource = { ...(req.query as FormSource), ...((req.body ?? {}) as FormSource) };
     const param = (name: string): string | undefined => text(source, name);
     const refuse = (message: string): Promise<void> => renderError(res, 400, 'The tool could not be opened', message);
@@ -238,6 +285,7 @@ export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
       kind: launch.kind,
       linkId: launch.linkId,
       presentation: launch.presentation,
+      locale: launch.locale,
       nonce,
       now: ctx.now(),
     });
@@ -251,10 +299,11 @@ export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
       button: 'Continue to the tool',
       form: { action: redirectUri, method: 'post', fields },
     });
-  }
-  router.get('/auth', authorize);
-  router.post('/auth', form, authorize);
+  };
+}
 
+/** What the platform serves the tool: its key set, OAuth 2 tokens and Names and Roles. */
+function platformServiceRoutes(router: Router, ctx: DemoLmsContext, form: FormParser): void {
   router.get('/jwks', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').json(ctx.publicJwks());
   });
@@ -308,7 +357,9 @@ export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
       res.status(400).json({ error: 'invalid_request', error_description: error.message });
     }
   });
+}
 
+function deepLinkingReturnRoute(router: Router, ctx: DemoLmsContext, { renderError }: Pages, form: FormParser): void {
   // The deep-linking response (LTI Deep Linking 2.0 §4.2): the tool posts its signed JWT as the field `JWT`.
   router.post('/deep-linking/return', form, async (req, res) => {
     const token = text((req.body ?? {}) as FormSource, 'JWT');
@@ -356,7 +407,9 @@ export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
     if (typeof errorMessage === 'string') back.searchParams.set('lti_errormsg', errorMessage.slice(0, 300));
     res.redirect(303, back.href);
   });
+}
 
+function quizRoutes(router: Router, ctx: DemoLmsContext, { render, renderError }: Pages, form: FormParser): void {
   // A small quiz standing in for the LMS quiz the exam guards: start page, attempt, review. The sandbox
   // configures the exam's launch_url and exam_start/take/end patterns on these URLs.
   router.get('/quiz/:linkId', async (req, res) => {
@@ -382,8 +435,6 @@ export function createDemoLmsRouter(ctx: DemoLmsContext): Router {
     const score = Math.min(Number(text(req.query, 'score') ?? 0) || 0, QUIZ.length);
     await render(res, 200, 'quiz', { title: link.title, link, stage: 'review', score, total: QUIZ.length });
   });
-
-  return router;
 }
 
 const QUIZ: ReadonlyArray<{ question: string; options: string[]; answer: string }> = [

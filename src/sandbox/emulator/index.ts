@@ -20,7 +20,7 @@ import { createAuthenticator, type EmulatorAccount } from './accounts.js';
 import { BODY_SHAPES, createFaultControls, faultSchema, type BodyShape, type FaultControls } from './faults.js';
 import { candidateView, launchpadView, scriptJson, staffView } from './pages.js';
 import { createSessionStore, type Session } from './sessions.js';
-import { deliver, publicSubscription, subscriptionFrom, type DeliveryResult, type StoredSubscription } from './webhooks.js';
+import { deliveryBody, post, publicSubscription, sampleData, subscriptionFrom, type BodyOptions, type DeliveryResult, type StoredSubscription } from './webhooks.js';
 
 export type { EmulatorAccount } from './accounts.js';
 export { BODY_SHAPES, type BodyShape, type Fault, type FaultControls } from './faults.js';
@@ -68,10 +68,27 @@ const LAUNCHES = {
   launchpad: { path: '/v2/live/launchpad', operation: 'launchpad', validate: validateLaunchpad, defaultExpire: LIMITS.staffExpire.default },
 } as const;
 
+/** Faults a delivery can carry on demand. */
+export const DELIVERY_FAULTS = ['duplicate', 'out_of_order', 'bad_signature', 'signature_only', 'wrong_key'] as const;
+export type DeliveryFault = (typeof DELIVERY_FAULTS)[number];
+
 const deliverSchema = z.strictObject({
   attempt_id: z.string().min(1).max(100).optional(),
   user_id: z.string().min(1).max(100).optional(),
+  /** The data shape to send, whatever version the subscription asked for. */
+  version: z.enum(['2', '3']).optional(),
+  suspicion: z.number().min(0).max(100).optional(),
+  flags: z.record(z.string().max(100), z.number()).optional(),
+  code: z.number().int().optional(),
+  fault: z.enum(DELIVERY_FAULTS).optional(),
 });
+export type DeliverRequest = z.infer<typeof deliverSchema>;
+
+const FAULT_BODIES: Partial<Record<DeliveryFault, BodyOptions>> = {
+  bad_signature: { omitApiKey: true, badSignature: true },
+  signature_only: { omitApiKey: true },
+  wrong_key: { apiKey: 'not-the-subscription-key', badSignature: true },
+};
 
 interface Reply {
   status: number;
@@ -82,18 +99,22 @@ const json = (status: number, value: unknown): Reply => ({ status, type: 'applic
 const text = (status: number, body: string): Reply => ({ status, type: 'text/plain', body });
 const badRequest = (violations: Violation[]): Reply => json(400, { code: 400, message: 'Bad request', violations });
 
+/** What the emulator's parts share: its accounts, the requests it received, faults, sessions and subscriptions. */
+interface EmulatorState {
+  options: EmulatorOptions;
+  base: string;
+  received: ReceivedRequest[];
+  faults: FaultControls;
+  sessions: ReturnType<typeof createSessionStore>;
+  subscriptions: StoredSubscription[];
+  record(req: Request, operation: ProctoringOperation | undefined): ReceivedRequest;
+  send(res: Response, entry: ReceivedRequest, reply: Reply): void;
+}
+
+type DeliverWebhooks = (request?: DeliverRequest, account?: string) => Promise<DeliveryResult[]>;
+
 export function createEmulator(options: EmulatorOptions) {
-  const base = options.publicBaseUrl.replace(/\/+$/, '');
   const received: ReceivedRequest[] = [];
-  const faults: FaultControls = createFaultControls();
-  const sessions = createSessionStore();
-  const subscriptions: StoredSubscription[] = [];
-  const authenticate = createAuthenticator(options.accounts, options.region);
-  const secretOf = (consumerKey: string) => options.accounts.find((a) => a.consumerKey === consumerKey)?.secret;
-
-  const router = express.Router();
-  router.use('/assets', express.static(ASSETS, { index: false, maxAge: 0 }));
-
   function record(req: Request, operation: ProctoringOperation | undefined): ReceivedRequest {
     const entry: ReceivedRequest = { endpoint: req.path, operation, method: req.method, body: req.body, apiKeyValid: false, at: new Date() };
     received.push(entry);
@@ -105,6 +126,48 @@ export function createEmulator(options: EmulatorOptions) {
     entry.status = reply.status;
     res.status(reply.status).type(reply.type).send(reply.body);
   }
+
+  const state: EmulatorState = {
+    options,
+    base: options.publicBaseUrl.replace(/\/+$/, ''),
+    received,
+    faults: createFaultControls(),
+    sessions: createSessionStore(),
+    subscriptions: [],
+    record,
+    send,
+  };
+  const { faults, sessions, subscriptions } = state;
+  const deliverWebhooks = createWebhookDelivery(state);
+
+  const router = express.Router();
+  router.use('/assets', express.static(ASSETS, { index: false, maxAge: 0 }));
+  apiRoutes(router, state);
+  sessionPages(router, state, deliverWebhooks);
+  controlRoutes(router, state, deliverWebhooks);
+
+  return {
+    router: router as Router,
+    received,
+    faults,
+    sessions,
+    /** The kept subscriptions (with the account they belong to). */
+    subscriptions: () => subscriptions.map((s) => ({ ...s })),
+    deliverWebhooks,
+    /** Forgets requests, sessions, subscriptions and faults. */
+    reset() {
+      received.length = 0;
+      sessions.clear();
+      subscriptions.length = 0;
+      faults.clear();
+    },
+  };
+}
+
+/** The Launch API and the webhooks API, as the service answers them (with injected faults). */
+function apiRoutes(router: Router, state: EmulatorState): void {
+  const { options, base, faults, sessions, subscriptions, record, send } = state;
+  const authenticate = createAuthenticator(options.accounts, options.region);
 
   /** One API endpoint: record, faults, authentication, then the handler. */
   function endpoint(method: 'get' | 'post', path: string, operation: ProctoringOperation, handle: (req: Request, account: EmulatorAccount) => Reply) {
@@ -187,9 +250,11 @@ export function createEmulator(options: EmulatorOptions) {
     if (type === 'entity.too.large') send(res, entry, json(413, { code: 413, message: `Request body larger than ${JSON_LIMIT}` }));
     else send(res, entry, badRequest([{ path: '', rule: 'invalid_json', message: 'The request body is not valid JSON.' }]));
   });
+}
 
-  // ---- Pages behind the generated URLs.
-
+/** The pages behind the URLs the launches return: candidate, staff and launchpad views. */
+function sessionPages(router: Router, state: EmulatorState, deliverWebhooks: DeliverWebhooks): void {
+  const { sessions } = state;
   async function render(req: Request, res: Response, view: string, data: Record<string, unknown>, status = 200): Promise<void> {
     const html = await ejs.renderFile(join(VIEWS, `${view}.ejs`), { assets: `${req.baseUrl}/assets`, scriptJson, ...data });
     res.status(status).type('html').set('Cache-Control', 'no-store').send(html);
@@ -239,6 +304,9 @@ export function createEmulator(options: EmulatorOptions) {
       return;
     }
     session.ended = { outcome, at: Date.now() };
+    // The service calculates suspicion once the attempt ends and notifies subscribers: here at once.
+    const attemptId = session.body.attempt_id;
+    if (attemptId) void deliverWebhooks({ attempt_id: attemptId, user_id: session.body.user_id, code: outcome === 'submitted' ? 1 : 5 }, session.account);
     const { submit, leave } = candidateView(session);
     const target = outcome === 'submitted' ? submit.url : leave.url;
     if (target) {
@@ -251,9 +319,11 @@ export function createEmulator(options: EmulatorOptions) {
       text: 'The request carried no redirect_url or redirect_settings, so the proctoring service has nowhere to send the candidate back to.',
     });
   });
+}
 
-  // ---- Controls for tests and the sandbox.
-
+/** Controls for tests and the sandbox: received requests, faults, webhook deliveries. */
+function controlRoutes(router: Router, state: EmulatorState, deliverWebhooks: DeliverWebhooks): void {
+  const { received, faults, subscriptions } = state;
   router.get('/_emulator/received', (_req, res) => {
     res.json(received);
   });
@@ -283,45 +353,55 @@ export function createEmulator(options: EmulatorOptions) {
   router.post('/_emulator/webhooks/deliver', express.json({ limit: '16kb' }), async (req, res) => {
     const parsed = deliverSchema.safeParse(req.body ?? {});
     if (!parsed.success) {
-      res.status(400).json({ message: 'Send {attempt_id?, user_id?}', issues: parsed.error.issues });
+      res.status(400).json({ message: `Send {attempt_id?, user_id?, version?, suspicion?, flags?, code?, fault?: ${DELIVERY_FAULTS.join('|')}}`, issues: parsed.error.issues });
       return;
     }
     res.json({ delivered: await deliverWebhooks(parsed.data) });
   });
+}
+
+/** Sample suspicion-calculation notifications to the subscribers, with the faults tests ask for. */
+function createWebhookDelivery(state: EmulatorState): DeliverWebhooks {
+  const { options, sessions, subscriptions } = state;
+  const secretOf = (consumerKey: string) => options.accounts.find((a) => a.consumerKey === consumerKey)?.secret;
 
   function lastCandidate(account: string) {
     const candidates = sessions.list().filter((s): s is Extract<Session, { kind: 'candidate' }> => s.kind === 'candidate' && s.account === account);
     return candidates.at(-1);
   }
 
-  /** Sends a sample suspicion-calculation notification to every subscriber. */
-  async function deliverWebhooks(ids: { attempt_id?: string; user_id?: string } = {}): Promise<DeliveryResult[]> {
-    return Promise.all(
-      subscriptions.map((subscription) => {
-        const latest = lastCandidate(subscription.account)?.body;
-        const attemptId = ids.attempt_id ?? latest?.attempt_id ?? randomUUID();
-        const userId = ids.user_id ?? latest?.user_id ?? 'sample-user';
-        return deliver({ subscription, secret: secretOf(subscription.account) ?? '' }, { attemptId, userId });
-      }),
-    );
+  /** One subscription's delivery of a sample result, with the fault asked for. */
+  async function deliverTo(subscription: StoredSubscription, request: DeliverRequest): Promise<DeliveryResult[]> {
+    const latest = lastCandidate(subscription.account)?.body;
+    const ids = { attemptId: request.attempt_id ?? latest?.attempt_id ?? randomUUID(), userId: request.user_id ?? latest?.user_id ?? 'sample-user' };
+    const version = request.version ?? subscription.version;
+    const secret = secretOf(subscription.account) ?? '';
+    const result = { suspicion: request.suspicion, flags: request.flags, code: request.code };
+    const send = async (body: string): Promise<DeliveryResult> => ({ subscriptionId: subscription.id, url: subscription.url, version, ...(await post(subscription.url, body)) });
+    switch (request.fault) {
+      case 'duplicate': {
+        const body = deliveryBody(subscription, secret, sampleData(version, ids, result));
+        return Promise.all([send(body), send(body)]);
+      }
+      case 'out_of_order': {
+        // The later calculation arrives first; the earlier one after it.
+        const now = Math.floor(Date.now() / 1000);
+        const later = deliveryBody(subscription, secret, sampleData(version, ids, { ...result, date: now }));
+        const earlier = deliveryBody(subscription, secret, sampleData(version, ids, { ...result, suspicion: result.suspicion === undefined ? undefined : Math.max(0, result.suspicion - 10), date: now - 600 }));
+        return [await send(later), await send(earlier)];
+      }
+      default:
+        return [await send(deliveryBody(subscription, secret, sampleData(version, ids, result), request.fault ? FAULT_BODIES[request.fault] : {}))];
+    }
   }
 
-  return {
-    router: router as Router,
-    received,
-    faults,
-    sessions,
-    /** The kept subscriptions (with the account they belong to). */
-    subscriptions: () => subscriptions.map((s) => ({ ...s })),
-    deliverWebhooks,
-    /** Forgets requests, sessions, subscriptions and faults. */
-    reset() {
-      received.length = 0;
-      sessions.clear();
-      subscriptions.length = 0;
-      faults.clear();
-    },
-  };
+  /** Sends a sample suspicion-calculation notification to every subscriber (of one account, when named). */
+  async function deliverWebhooks(request: DeliverRequest = {}, account?: string): Promise<DeliveryResult[]> {
+    const targets = subscriptions.filter((s) => account === undefined || s.account === account);
+    return (await Promise.all(targets.map((subscription) => deliverTo(subscription, request)))).flat();
+  }
+
+  return deliverWebhooks;
 }
 
 export type Emulator = ReturnType<typeof createEmulator>;

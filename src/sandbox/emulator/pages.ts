@@ -1,5 +1,8 @@
+import { EXAM_SETTING_GROUPS, EXAM_SETTING_ROWS, MEMBER_SECTIONS, memberNames, type ExamSettingRow, type MemberSection } from '../../proctoring/exam-settings.js';
 import { CHOICE_LABELS, FIELD_LABELS } from '../../proctoring/labels.js';
-import { compilePattern, POST_MESSAGE_NOTIFICATION, type BehaviorSettings, type BreakSettings, type ExamSettings, type ProctorSettings } from '../../proctoring/contract.js';
+import { english } from '../../proctoring/english.js';
+import { POST_MESSAGE_NOTIFICATION, type BehaviorSettings, type BreakSettings, type ExamSettings, type ProctorSettings } from '../../proctoring/contract.js';
+import { patternMatches } from '../../proctoring/patterns.js';
 import type { Session } from './sessions.js';
 
 /** View models of the emulator's pages: everything the templates show, already in words. */
@@ -32,30 +35,18 @@ function describe(path: string, value: unknown): { value: string; on?: boolean }
   return { value: String(value) };
 }
 
-function rows(prefix: string, object: Record<string, unknown> | undefined, members: readonly string[]): Row[] {
+function rows(prefix: string, object: Readonly<Record<string, unknown>> | undefined, members: readonly string[]): Row[] {
   return members.map((member) => {
     const path = prefix ? `${prefix}.${member}` : member;
     return { field: path, label: label(path), ...describe(path, object?.[member]) };
   });
 }
 
-const EXAM_SETTING_GROUPS: { title: string; members: (keyof ExamSettings)[] }[] = [
-  { title: 'Recording', members: ['record_video', 'record_audio', 'record_screen', 'record_web_traffic', 'record_desk'] },
-  { title: 'Checks before the exam', members: ['verify_video', 'verify_audio', 'verify_desktop', 'verify_id', 'verify_signature'] },
-  {
-    title: 'Lockdown',
-    members: ['full_screen', 'tabs', 'close_tabs', 'one_screen', 'disable_clipboard', 'disable_printing', 'block_downloads', 'disable_right_click', 'disable_extensions', 'clear_cache'],
-  },
-  { title: 'Tools', members: ['calculator', 'whiteboard'] },
-  { title: 'Proctoring and devices', members: ['live_proctor', 'mobile'] },
-  {
-    title: 'Companion application',
-    members: ['advanced_program_detection', 'advanced_hardware_detection', 'advanced_vm_detection', 'allowed_macos_apps', 'allowed_windows_apps', 'strict_apps_validation'],
-  },
-];
-
 export function examSettingGroups(settings: ExamSettings | undefined): Group[] {
-  return EXAM_SETTING_GROUPS.map((group) => ({ title: group.title, rows: rows('exam_settings', settings, group.members) }));
+  return EXAM_SETTING_GROUPS.map((id) => ({
+    title: english(`settings:groups.${id}.legend`),
+    rows: rows('exam_settings', settings, EXAM_SETTING_ROWS.filter((row: ExamSettingRow) => row.group === id).map((row) => row.name)),
+  }));
 }
 
 /** The checks a candidate would go through before the exam, in the order the service runs them. */
@@ -73,29 +64,26 @@ export function prechecks(settings: ExamSettings): string[] {
   return steps;
 }
 
+/** One object of the member-settings table (proctoring/exam-settings.ts); `sentOnly` leaves out the members not sent. */
+export function memberGroup(section: MemberSection, object: Readonly<Record<string, unknown>> | undefined, sentOnly: boolean): Group {
+  const all = rows(MEMBER_SECTIONS[section].path, object, memberNames(section));
+  return { title: english(`settings:sections.${section}.title`), rows: sentOnly ? present(all) : all };
+}
+
 function behaviorGroups(behavior: BehaviorSettings | undefined): Group[] {
   if (!behavior) return [];
   const groups: Group[] = [];
-  if (behavior.frame_metrics) {
-    groups.push({ title: 'Behaviour weights (0–5)', rows: rows('behavior_settings.frame_metrics', behavior.frame_metrics, Object.keys(behavior.frame_metrics)) });
-  }
-  if (behavior.exam_metrics) {
-    groups.push({ title: 'Highlighted metrics', rows: rows('behavior_settings.exam_metrics', behavior.exam_metrics, Object.keys(behavior.exam_metrics)) });
-  }
+  if (behavior.frame_metrics) groups.push(memberGroup('frame_metrics', behavior.frame_metrics, true));
+  if (behavior.exam_metrics) groups.push(memberGroup('exam_metrics', behavior.exam_metrics, true));
   return groups;
 }
 
 function proctorGroup(settings: ProctorSettings | undefined): Group[] {
-  if (!settings) return [];
-  return [{ title: 'Proctor permissions', rows: rows('proctor_settings', settings, ['break_allowed', 'desk_scan_allowed', 'interrupt_allowed', 'kickout_allowed']) }];
+  return settings ? [memberGroup('proctor_settings', settings, false)] : [];
 }
 
 function breakRows(settings: BreakSettings | undefined): Row[] {
-  if (!settings) return [];
-  return rows('break_settings', settings, ['number', 'duration', 'cumulative', 'on_time_exceeded', 'desk_scan_after_break']).map((row) =>
-    // The spec gives the duration's range (1 to 30) but not its unit.
-    row.field === 'break_settings.duration' ? { ...row, value: `${row.value} (unit not stated by the API)` } : row,
-  );
+  return settings ? memberGroup('break_settings', settings, false).rows : [];
 }
 
 function present(rowsIn: Row[]): Row[] {
@@ -104,8 +92,9 @@ function present(rowsIn: Row[]): Row[] {
 
 function patternRow(field: 'exam_start' | 'exam_take' | 'exam_end', pattern: string, launchUrl: string): Row & { matchesLaunchUrl?: boolean } {
   if (pattern === POST_MESSAGE_NOTIFICATION) return { field, label: label(field), value: `${pattern} (the exam page posts its state)` };
-  const compiled = compilePattern(pattern);
-  return { field, label: label(field), value: pattern, matchesLaunchUrl: compiled ? compiled.test(launchUrl) : false };
+  // Only exam_start is checked against the launch URL, and never with a backtracking engine.
+  if (field !== 'exam_start') return { field, label: label(field), value: pattern };
+  return { field, label: label(field), value: pattern, matchesLaunchUrl: patternMatches(pattern, launchUrl) ?? false };
 }
 
 export interface EndAction {

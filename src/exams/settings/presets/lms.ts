@@ -1,4 +1,5 @@
 import { POST_MESSAGE_NOTIFICATION } from '../../../proctoring/contract.js';
+import { english } from '../../../proctoring/english.js';
 
 /**
  * Exam-page presets: from the quiz URL an instructor pastes to the four page fields of the Launch API
@@ -16,10 +17,28 @@ export interface ExamPages {
   exam_end: string;
 }
 
-export type DeriveResult = { ok: true; pages: ExamPages } | { ok: false; message: string };
+/**
+ * A refusal carries its sentence as a catalog key with arguments (`key`, `values`) for the reader's language,
+ * and in English (`message`) for API clients and logs.
+ */
+export type DeriveResult = { ok: true; pages: ExamPages } | { ok: false; message: string; key: string; values: Readonly<Record<string, string>> };
+
+/** A refusal with its sentence from the settings catalog. */
+export function refusal(key: string, values: Readonly<Record<string, string>> = {}): DeriveResult {
+  return { ok: false, key, values, message: english(key, values) };
+}
+
+/** "This is not a … address: it should look like {example}", the preset's own sentence. */
+const notThisLms = (id: string, example: string): DeriveResult => refusal(`settings:presets.lms.${id}.notThisLms`, { example });
+
+/** The preset's name and note in the reader's words (`t`): the catalog's `settings:presets.lms.<id>`. */
+export function lmsPresetText(t: (key: string) => string, preset: Pick<LmsPreset, 'id' | 'label' | 'note'>): { label: string; note: string } {
+  return { label: t(`settings:presets.lms.${preset.id}.name`), note: t(`settings:presets.lms.${preset.id}.note`) };
+}
 
 export interface LmsPreset {
   id: string;
+  /** Name and note in English, from the settings catalog (`settings:presets.lms.<id>`): pages use lmsPresetText. */
   label: string;
   /** tool_platform.product_family_code values that pre-select this preset. */
   productFamilies: readonly string[];
@@ -29,10 +48,14 @@ export interface LmsPreset {
   note: string;
   /** True when URL patterns cannot tell all exam pages apart in this LMS. */
   limited: boolean;
-  /** Only offered in sandbox mode. */
-  sandboxOnly?: boolean;
   sources: readonly string[];
   derive(quizUrl: string): DeriveResult;
+  /**
+   * After a course copy: this course's quiz address, from the copied one and the new link, where the LMS's
+   * addresses allow it. Moodle (course module id) and Canvas (quiz id) give the copied quiz a new id that a
+   * launch does not carry, so their presets cannot.
+   */
+  addressInCopy?(copiedQuizUrl: string, link: { resourceLinkId: string; contextId: string }): string | undefined;
 }
 
 /** Escapes text for use inside a regular expression (the `/` needs no escape in `new RegExp`). */
@@ -40,7 +63,8 @@ export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function parse(quizUrl: string): URL | undefined {
+/** The quiz address as a URL, when it is an absolute http(s) address with a host. */
+export function parseQuizUrl(quizUrl: string): URL | undefined {
   const trimmed = quizUrl.trim();
   if (!/^https?:\/\//i.test(trimmed)) return undefined;
   try {
@@ -51,7 +75,7 @@ function parse(quizUrl: string): URL | undefined {
   }
 }
 
-const notAUrl: DeriveResult = { ok: false, message: 'Paste the full address of the quiz, starting with https://.' };
+export const NOT_A_QUIZ_URL: DeriveResult = refusal('settings:presets.lms.notAQuizUrl');
 
 /** The LMS root: origin plus any sub-path before `marker` (Moodle often lives under /moodle). */
 function rootBefore(url: URL, marker: string): string | undefined {
@@ -62,21 +86,21 @@ function rootBefore(url: URL, marker: string): string | undefined {
 
 const canvasClassic: LmsPreset = {
   id: 'canvas-classic',
-  label: 'Canvas Classic Quizzes',
+  label: english('settings:presets.lms.canvas-classic.name'),
   productFamilies: ['canvas'],
   example: 'https://canvas.example.edu/courses/123/quizzes/456',
-  note: 'Proctoring starts on the quiz page, covers taking it, and ends on the submission or history page.',
+  note: english('settings:presets.lms.canvas-classic.note'),
   limited: false,
   sources: [
     'canvas-lms config/routes.rb (https://github.com/instructure/canvas-lms/blob/master/config/routes.rb: `take` and `take/questions/:question_id` are quizzes#show with take=1; submissions, history) and app/controllers/quizzes/quiz_submissions_controller.rb: taking is …/take and …/take/questions/:id; the final submit POSTs …/submissions',
     'A Respondus extension treats */quizzes/*/submissions* as the end of the exam. Patterns inferred.',
   ],
   derive(quizUrl) {
-    const url = parse(quizUrl);
-    if (!url) return notAUrl;
+    const url = parseQuizUrl(quizUrl);
+    if (!url) return NOT_A_QUIZ_URL;
     const match = /^((?:\/[^/]+)*?)\/courses\/([^/]+)\/quizzes\/([^/?#]+)/.exec(url.pathname);
     if (!match || match[3] === undefined || match[2] === undefined) {
-      return { ok: false, message: 'This is not a Canvas Classic quiz address: it should look like https://canvas.example.edu/courses/123/quizzes/456.' };
+      return notThisLms('canvas-classic', canvasClassic.example);
     }
     const root = `${url.origin}${match[1] ?? ''}`;
     const quiz = `${root}/courses/${match[2]}/quizzes/${match[3]}`;
@@ -95,20 +119,18 @@ const canvasClassic: LmsPreset = {
 
 const canvasNew: LmsPreset = {
   id: 'canvas-new',
-  label: 'Canvas New Quizzes (limited)',
+  label: english('settings:presets.lms.canvas-new.name'),
   productFamilies: [],
   example: 'https://canvas.example.edu/courses/123/assignments/789',
-  note:
-    'New Quizzes runs in a frame from another site (…quiz-lti-…-prod.instructure.com), so the page address never changes while a student works. ' +
-    'Start is detected from the assignment page; the exam pages and the end rely on the quiz posting its state to the window (single-page option), which New Quizzes does not do by itself: check with the proctoring service before using it.',
+  note: english('settings:presets.lms.canvas-new.note'),
   limited: true,
   sources: ['the quiz runs in a cross-origin iframe; the top-level URL never changes, so URL patterns cannot tell start, take and end apart.'],
   derive(quizUrl) {
-    const url = parse(quizUrl);
-    if (!url) return notAUrl;
+    const url = parseQuizUrl(quizUrl);
+    if (!url) return NOT_A_QUIZ_URL;
     const match = /^((?:\/[^/]+)*?)\/courses\/([^/]+)\/assignments\/([^/?#]+)/.exec(url.pathname);
     if (!match || match[2] === undefined || match[3] === undefined) {
-      return { ok: false, message: 'This is not a Canvas assignment address: it should look like https://canvas.example.edu/courses/123/assignments/789.' };
+      return notThisLms('canvas-new', canvasNew.example);
     }
     const assignment = `${url.origin}${match[1] ?? ''}/courses/${match[2]}/assignments/${match[3]}`;
     return {
@@ -125,22 +147,22 @@ const canvasNew: LmsPreset = {
 
 const moodle: LmsPreset = {
   id: 'moodle',
-  label: 'Moodle quiz',
+  label: english('settings:presets.lms.moodle.name'),
   productFamilies: ['moodle'],
   example: 'https://moodle.example.edu/mod/quiz/view.php?id=42',
-  note: 'Proctoring starts on the quiz page, covers the attempt and summary pages, and ends on the review page. If students may not review their attempt, Moodle returns to the quiz page instead: turn review "immediately after the attempt" on.',
+  note: english('settings:presets.lms.moodle.note'),
   limited: false,
   sources: [
     'Moodle core mod/quiz: view.php → POST startattempt.php → attempt.php?attempt=A&cmid=CMID[&page=N] → POST processattempt.php → summary.php → POST processattempt.php (finish) → review.php?attempt=A&cmid=CMID (https://github.com/moodle/moodle/tree/main/mod/quiz)',
     "Proctorio's Moodle helper plugin uses the same page names. Patterns inferred.",
   ],
   derive(quizUrl) {
-    const url = parse(quizUrl);
-    if (!url) return notAUrl;
+    const url = parseQuizUrl(quizUrl);
+    if (!url) return NOT_A_QUIZ_URL;
     const root = rootBefore(url, '/mod/quiz/');
     const cmid = url.searchParams.get('id') ?? url.searchParams.get('cmid');
     if (root === undefined || !cmid || !/^\d+$/.test(cmid)) {
-      return { ok: false, message: 'This is not a Moodle quiz address: open the quiz in Moodle and copy the address, which looks like https://moodle.example.edu/mod/quiz/view.php?id=42.' };
+      return notThisLms('moodle', moodle.example);
     }
     const r = escapeRegExp(root);
     return {
@@ -157,22 +179,22 @@ const moodle: LmsPreset = {
 
 const brightspace: LmsPreset = {
   id: 'brightspace',
-  label: 'Brightspace (D2L) quiz',
+  label: english('settings:presets.lms.brightspace.name'),
   productFamilies: ['desire2learn', 'd2l', 'brightspace'],
   example: 'https://school.brightspace.com/d2l/lms/quizzing/user/quiz_summary.d2l?qi=12&ou=3456',
-  note: 'Proctoring starts on the quiz summary page, covers the attempt pages and ends on the submissions page. Brightspace shows quizzes in nested frames.',
+  note: english('settings:presets.lms.brightspace.note'),
   limited: false,
   sources: [
     'Public browser extensions and guides: start goes through attempt/quiz_start_frame_auto.d2l, attempts live under /attempt/, and two other proctoring products end on quiz_submissions.d2l. Inferred.',
   ],
   derive(quizUrl) {
-    const url = parse(quizUrl);
-    if (!url) return notAUrl;
+    const url = parseQuizUrl(quizUrl);
+    if (!url) return NOT_A_QUIZ_URL;
     const root = rootBefore(url, '/d2l/lms/quizzing/');
     const qi = url.searchParams.get('qi');
     const ou = url.searchParams.get('ou');
     if (root === undefined || !qi || !ou || !/^\d+$/.test(qi) || !/^\d+$/.test(ou)) {
-      return { ok: false, message: 'This is not a Brightspace quiz address: it should look like https://school.brightspace.com/d2l/lms/quizzing/user/quiz_summary.d2l?qi=12&ou=3456.' };
+      return notThisLms('brightspace', brightspace.example);
     }
     const r = escapeRegExp(root);
     return {
@@ -189,23 +211,20 @@ const brightspace: LmsPreset = {
 
 const blackboardUltra: LmsPreset = {
   id: 'blackboard-ultra',
-  label: 'Blackboard Ultra test (limited)',
+  label: english('settings:presets.lms.blackboard-ultra.name'),
   productFamilies: ['BlackboardLearn', 'blackboardlearn', 'blackboard'],
   example: 'https://school.blackboard.com/ultra/courses/_123_1/outline/assessment/test/_456_1?courseId=_123_1',
-  note: 'Ultra is a single-page application: moving between questions may not change the address, so check a test attempt before relying on it.',
+  note: english('settings:presets.lms.blackboard-ultra.note'),
   limited: true,
   sources: [
     'Ultra test URLs; Ultra also has a proctoring-vendor hook /webapps/assessment/proctoring/vendor/<vendor>_handshake_take. Inferred.',
   ],
   derive(quizUrl) {
-    const url = parse(quizUrl);
-    if (!url) return notAUrl;
+    const url = parseQuizUrl(quizUrl);
+    if (!url) return NOT_A_QUIZ_URL;
     const match = /^((?:\/[^/]+)*?)\/ultra\/courses\/([^/]+)\/outline\/assessment\/test\/([^/?#]+)/.exec(url.pathname);
     if (!match || match[2] === undefined || match[3] === undefined) {
-      return {
-        ok: false,
-        message: 'This is not a Blackboard Ultra test address: it should look like https://school.blackboard.com/ultra/courses/_123_1/outline/assessment/test/_456_1?courseId=_123_1.',
-      };
+      return notThisLms('blackboard-ultra', blackboardUltra.example);
     }
     const root = `${url.origin}${match[1] ?? ''}`;
     const course = match[2];
@@ -227,23 +246,20 @@ const blackboardUltra: LmsPreset = {
 
 const blackboardOriginal: LmsPreset = {
   id: 'blackboard-original',
-  label: 'Blackboard Learn Original test',
+  label: english('settings:presets.lms.blackboard-original.name'),
   productFamilies: [],
   example: 'https://school.blackboard.com/webapps/assessment/take/launchAssessment.jsp?course_id=_123_1&content_id=_456_1',
-  note: 'Proctoring starts on the test launch page, covers the test pages and ends on the "submitted" page.',
+  note: english('settings:presets.lms.blackboard-original.note'),
   limited: false,
   sources: ['A Respondus extension: submitted.jsp after submit, review/review.jsp for review. Take page inferred.'],
   derive(quizUrl) {
-    const url = parse(quizUrl);
-    if (!url) return notAUrl;
+    const url = parseQuizUrl(quizUrl);
+    if (!url) return NOT_A_QUIZ_URL;
     const root = rootBefore(url, '/webapps/assessment/take/launchAssessment.jsp');
     const course = url.searchParams.get('course_id');
     const content = url.searchParams.get('content_id');
     if (root === undefined || !course || !content) {
-      return {
-        ok: false,
-        message: 'This is not a Blackboard Original test address: it should look like https://school.blackboard.com/webapps/assessment/take/launchAssessment.jsp?course_id=_123_1&content_id=_456_1.',
-      };
+      return notThisLms('blackboard-original', blackboardOriginal.example);
     }
     const r = escapeRegExp(root);
     const launch = new URL(`${root}/webapps/assessment/take/launchAssessment.jsp`);
@@ -263,19 +279,19 @@ const blackboardOriginal: LmsPreset = {
 
 const sakai: LmsPreset = {
   id: 'sakai',
-  label: 'Sakai Tests & Quizzes (Samigo)',
+  label: english('settings:presets.lms.sakai.name'),
   productFamilies: ['sakai'],
   example: 'https://sakai.example.edu/samigo-app/servlet/Login?id=abc123',
-  note: 'Proctoring starts on the published test link, covers the delivery pages and ends on the submission confirmation.',
+  note: english('settings:presets.lms.sakai.note'),
   limited: false,
   sources: ["Sakai's own integration with this kind of API uses Login, jsf/delivery and confirmSubmit; here anchored to the server."],
   derive(quizUrl) {
-    const url = parse(quizUrl);
-    if (!url) return notAUrl;
+    const url = parseQuizUrl(quizUrl);
+    if (!url) return NOT_A_QUIZ_URL;
     const root = rootBefore(url, '/samigo-app/servlet/Login');
     const alias = url.searchParams.get('id');
     if (root === undefined || !alias) {
-      return { ok: false, message: 'This is not a Sakai published test link: it should look like https://sakai.example.edu/samigo-app/servlet/Login?id=abc123.' };
+      return notThisLms('sakai', sakai.example);
     }
     const r = escapeRegExp(root);
     const launch = new URL(`${root}/samigo-app/servlet/Login`);
@@ -292,64 +308,54 @@ const sakai: LmsPreset = {
   },
 };
 
-/** The sandbox's demo LMS quiz (src/sandbox/demo-lms/router.ts: /quiz/:id, /attempt, /review). */
-const demoLms: LmsPreset = {
-  id: 'demo-lms',
-  label: 'Demo LMS quiz (sandbox)',
-  productFamilies: [],
-  example: 'http://localhost:3000/sandbox/lms/quiz/exam-midterm',
-  note: "The quiz of the sandbox's demo LMS: start page, attempt page, review page.",
-  limited: false,
-  sandboxOnly: true,
-  sources: ['src/sandbox/demo-lms/router.ts'],
-  derive(quizUrl) {
-    const url = parse(quizUrl);
-    if (!url) return notAUrl;
-    const match = /^(.*\/quiz\/[^/?#]+)/.exec(url.pathname);
-    if (!match?.[1]) return { ok: false, message: 'This is not a demo LMS quiz address: it looks like …/sandbox/lms/quiz/exam-midterm.' };
-    const quiz = url.origin + match[1];
-    const q = escapeRegExp(quiz);
-    return { ok: true, pages: { launch_url: quiz, exam_start: `^${q}([?#].*)?$`, exam_take: `^${q}/attempt.*`, exam_end: `^${q}/review.*` } };
-  },
-};
-
 const custom: LmsPreset = {
   id: 'custom',
-  label: 'Custom (enter the pages yourself)',
+  label: english('settings:presets.lms.custom.name'),
   productFamilies: [],
   example: 'https://lms.example.edu/quiz/42',
-  note: 'The quiz address becomes the launch URL and a start pattern that matches it; write the exam pages and end page patterns yourself.',
+  note: english('settings:presets.lms.custom.note'),
   limited: false,
   sources: ['the Launch API specification, candidate launch request: launch_url must be matched by exam_start.'],
   derive(quizUrl) {
-    const url = parse(quizUrl);
-    if (!url) return notAUrl;
+    const url = parseQuizUrl(quizUrl);
+    if (!url) return NOT_A_QUIZ_URL;
     const launch = quizUrl.trim();
     return { ok: true, pages: { launch_url: launch, exam_start: `^${escapeRegExp(launch)}([/?#&].*)?$`, exam_take: '', exam_end: '' } };
   },
 };
 
-export const LMS_PRESETS: readonly LmsPreset[] = [canvasClassic, canvasNew, moodle, brightspace, blackboardUltra, blackboardOriginal, sakai, demoLms, custom];
+/** The presets of every installation, `custom` last. */
+export const LMS_PRESETS: readonly LmsPreset[] = [canvasClassic, canvasNew, moodle, brightspace, blackboardUltra, blackboardOriginal, sakai, custom];
 
-export function lmsPreset(id: string | undefined): LmsPreset | undefined {
-  return LMS_PRESETS.find((preset) => preset.id === id);
+/** The presets one installation offers: the built-in ones, and any a mode adds (the sandbox's demo LMS). */
+export interface LmsPresetCatalog {
+  /** In the order they are offered, `custom` last. */
+  offered: readonly LmsPreset[];
+  byId(id: string | undefined): LmsPreset | undefined;
+  /** The preset pre-selected for a launch from this LMS (tool_platform.product_family_code); `custom` when none fits. */
+  forPlatform(productFamilyCode: string | undefined): LmsPreset;
+  derive(presetId: string, quizUrl: string): DeriveResult;
 }
 
-/** The presets offered on this installation (the demo LMS preset only in sandbox mode). */
-export function offeredLmsPresets(sandbox: boolean): LmsPreset[] {
-  return LMS_PRESETS.filter((preset) => sandbox || !preset.sandboxOnly);
+export function createLmsPresetCatalog(added: readonly LmsPreset[] = []): LmsPresetCatalog {
+  const offered = [...LMS_PRESETS.filter((preset) => preset !== custom), ...added, custom];
+  const byId = (id: string | undefined) => offered.find((preset) => preset.id === id);
+  return {
+    offered,
+    byId,
+    forPlatform(productFamilyCode) {
+      const code = productFamilyCode?.toLowerCase();
+      return offered.find((preset) => preset.productFamilies.some((family) => family.toLowerCase() === code)) ?? custom;
+    },
+    derive(presetId, quizUrl) {
+      const preset = byId(presetId);
+      if (!preset) return refusal('settings:presets.lms.choose');
+      return preset.derive(quizUrl);
+    },
+  };
 }
 
-/** The preset pre-selected for a launch from this LMS (tool_platform.product_family_code). */
-export function presetForPlatform(productFamilyCode: string | undefined, sandbox = false): LmsPreset {
-  const code = productFamilyCode?.toLowerCase();
-  const found = LMS_PRESETS.find((preset) => preset.productFamilies.some((family) => family.toLowerCase() === code));
-  if (found && (sandbox || !found.sandboxOnly)) return found;
-  return custom;
-}
+const builtIn = createLmsPresetCatalog();
 
-export function deriveExamPages(presetId: string, quizUrl: string): DeriveResult {
-  const preset = lmsPreset(presetId);
-  if (!preset) return { ok: false, message: 'Choose the LMS the quiz is in.' };
-  return preset.derive(quizUrl);
-}
+export const presetForPlatform = builtIn.forPlatform;
+export const deriveExamPages = builtIn.derive;

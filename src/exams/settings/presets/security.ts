@@ -1,4 +1,5 @@
 import { EXAM_SETTINGS_OFF, type BehaviorSettings, type ExamSettings } from '../../../proctoring/contract.js';
+import { english } from '../../../proctoring/english.js';
 import { satisfyRequirements, type AppliedChange } from '../prerequisites.js';
 
 /**
@@ -8,6 +9,7 @@ import { satisfyRequirements, type AppliedChange } from '../prerequisites.js';
  */
 export interface SecurityPreset {
   id: string;
+  /** Name and description in English, from the settings catalog (`settings:presets.security.<id>`): pages use securityPresetText. */
   label: string;
   description: string;
   /** The chosen settings, over all-off. */
@@ -15,17 +17,35 @@ export interface SecurityPreset {
   behavior?: BehaviorSettings;
 }
 
+const STRICT_LOCKDOWN: Partial<ExamSettings> = {
+  record_video: true,
+  record_audio: true,
+  record_screen: true,
+  record_web_traffic: true,
+  record_desk: 1,
+  verify_audio: true,
+  verify_desktop: true,
+  verify_signature: true,
+  full_screen: 3,
+  disable_clipboard: true,
+  disable_printing: true,
+  block_downloads: true,
+  clear_cache: true,
+  disable_right_click: true,
+  disable_extensions: true,
+};
+
 export const SECURITY_PRESETS: readonly SecurityPreset[] = [
   {
     id: 'record-only',
-    label: 'Record only',
-    description: 'Records webcam, microphone and screen for later review. Nothing is blocked; students can use their computer as usual.',
+    label: english('settings:presets.security.record-only.name'),
+    description: english('settings:presets.security.record-only.description'),
     choices: { record_video: true, record_audio: true, record_screen: true, verify_video: true, verify_audio: true, verify_desktop: true },
   },
   {
     id: 'standard',
-    label: 'Standard',
-    description: 'Recording with a desk scan at the start and a signed agreement; no copy and paste, printing, downloads or new tabs.',
+    label: english('settings:presets.security.standard.name'),
+    description: english('settings:presets.security.standard.description'),
     choices: {
       record_video: true,
       record_audio: true,
@@ -41,50 +61,21 @@ export const SECURITY_PRESETS: readonly SecurityPreset[] = [
   },
   {
     id: 'strict-lockdown',
-    label: 'Strict lockdown',
-    description: 'Full-screen exam: leaving it removes the student instantly. One screen, no other tabs, extensions, clipboard, printing or downloads; full recording and web traffic.',
-    choices: {
-      record_video: true,
-      record_audio: true,
-      record_screen: true,
-      record_web_traffic: true,
-      record_desk: 1,
-      verify_audio: true,
-      verify_desktop: true,
-      verify_signature: true,
-      full_screen: 3,
-      disable_clipboard: true,
-      disable_printing: true,
-      block_downloads: true,
-      clear_cache: true,
-      disable_right_click: true,
-      disable_extensions: true,
-    },
+    label: english('settings:presets.security.strict-lockdown.name'),
+    description: english('settings:presets.security.strict-lockdown.description'),
+    choices: STRICT_LOCKDOWN,
     behavior: {
       frame_metrics: { navigating_away: 5, keystrokes: 2, copy_paste: 4, browser_resize: 3, audio_levels: 3, head_movement: 3, multiple_faces: 5, leaving_room: 4 },
     },
   },
   {
     id: 'high-stakes-id',
-    label: 'High stakes with ID check',
-    description: 'Strict lockdown plus a photo ID reviewed by a person before entry, live proctoring and the companion app against other programs and virtual machines.',
+    label: english('settings:presets.security.high-stakes-id.name'),
+    description: english('settings:presets.security.high-stakes-id.description'),
     choices: {
-      record_video: true,
-      record_audio: true,
-      record_screen: true,
-      record_web_traffic: true,
-      record_desk: 1,
-      verify_audio: true,
-      verify_desktop: true,
+      ...STRICT_LOCKDOWN,
       verify_id: 2,
-      verify_signature: true,
       full_screen: 2,
-      disable_clipboard: true,
-      disable_printing: true,
-      block_downloads: true,
-      clear_cache: true,
-      disable_right_click: true,
-      disable_extensions: true,
       live_proctor: true,
       advanced_program_detection: true,
       advanced_hardware_detection: true,
@@ -96,6 +87,11 @@ export const SECURITY_PRESETS: readonly SecurityPreset[] = [
     },
   },
 ];
+
+/** The preset's name and description in the reader's words (`t`). */
+export function securityPresetText(t: (key: string) => string, preset: Pick<SecurityPreset, 'id'>): { label: string; description: string } {
+  return { label: t(`settings:presets.security.${preset.id}.name`), description: t(`settings:presets.security.${preset.id}.description`) };
+}
 
 export function securityPreset(id: string | undefined): SecurityPreset | undefined {
   return SECURITY_PRESETS.find((preset) => preset.id === id);

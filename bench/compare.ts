@@ -1,0 +1,320 @@
+// Side-by-side launch bench: this tool against a bare ltijs tool (bench/bare-ltijs/), each in its own
+// process on its own freshly created PostgreSQL database, both launched by the same Canvas-like demo LMS
+// and calling the same Launch API emulator, which run in a third process (bench/compare/upstream.ts). This
+// process plays the browsers: the full flow for each launch (login initiation → LMS authorization →
+// id_token POST → the tool's own redirects → the proctoring URL, with cookies), distinct students at a
+// fixed concurrency, the two tools in interleaved rounds. Server CPU per launch comes from each tool
+// process's own CPU time (/proc/<pid>/stat), RSS from /proc/<pid>/status.
+// Usage: npm run bench:compare [-- --students 300 --concurrency 20 --rounds 3 --same-user 200
+//   --delay-ms 0 --profile <dir>]      (DATABASE_URL: the server to create the databases on)
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { Agent } from 'undici';
+import type { LoginInitiation } from '../src/sandbox/demo-lms/index.js';
+import { SANDBOX_ACCOUNT } from '../src/sandbox/index.js';
+import type { UpstreamInfo } from './compare/upstream.js';
+import { browserLaunch, CookieJar, median, mib, ms, percentile } from './flow.js';
+
+const { values } = parseArgs({
+  options: {
+    students: { type: 'string', default: '300' },
+    concurrency: { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '3' },
+    'same-user': { type: 'string', default: '200' },
+    'delay-ms': { type: 'string', default: '0' },
+    profile: { type: 'string' },
+  },
+});
+const STUDENTS = Number(values.students);
+const CONCURRENCY = Number(values.concurrency);
+const ROUNDS = Number(values.rounds);
+const SAME_USER = Number(values['same-user']);
+const DELAY_MS = Number(values['delay-ms']);
+for (const [name, value] of [['--students', STUDENTS], ['--concurrency', CONCURRENCY], ['--rounds', ROUNDS], ['--same-user', SAME_USER]] as const) {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+}
+if (!Number.isInteger(DELAY_MS) || DELAY_MS < 0) throw new Error('--delay-ms must be a non-negative integer');
+
+/** The goal, as ratios of this tool's figure to the bare tool's. */
+const TARGETS = { throughput: 1.5, p99: 0.7, cpu: 0.5 };
+const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const CLOCK_TICKS_PER_SECOND = 100;
+const ROOT = resolve(import.meta.dirname, '..');
+
+type Name = 'tool' | 'bare';
+const NAMES: readonly Name[] = ['tool', 'bare'];
+const LABEL: Record<Name, string> = { tool: 'proctor-lti', bare: 'bare ltijs' };
+
+const freePort = () =>
+  new Promise<number>((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+
+/** Starts a child process and resolves once it prints its `ready` line; the rest of its output is dropped unless it fails. */
+function start(label: string, args: string[], env: Record<string, string>): Promise<ChildProcess> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let ready = false;
+    const timer = setTimeout(() => fail(new Error(`${label} did not start within 90 s:\n${output.slice(-2000)}`)), 90_000);
+    const watch = (chunk: Buffer) => {
+      if (ready) return;
+      output += chunk.toString();
+      if (/^ready \d+$/m.test(output)) {
+        ready = true;
+        clearTimeout(timer);
+        done(child);
+      }
+    };
+    child.stdout.on('data', watch);
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (!ready) output += chunk.toString();
+      else if (!/^\{/.test(chunk.toString())) process.stderr.write(`[${label}] ${chunk.toString()}`);
+    });
+    child.once('exit', (code) => {
+      if (!ready) {
+        clearTimeout(timer);
+        fail(new Error(`${label} exited (${code}) before it was ready:\n${output.slice(-2000)}`));
+      }
+    });
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The process's CPU time (user + system) in ms, and its resident memory now and at its peak. */
+function processStats(pid: number): { cpuMs: number; rss: number; peakRss: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { cpuMs: (ticks * 1000) / CLOCK_TICKS_PER_SECOND, rss: kib('VmRSS'), peakRss: kib('VmHWM') };
+}
+
+interface RunResult {
+  ok: number;
+  failed: number;
+  times: number[];
+  wallMs: number;
+  cpuMs: number;
+  rss: number;
+  peakRss: number;
+  failures: Map<string, number>;
+}
+
+/** Runs the launches with at most `concurrency` in flight, measuring the tool process meanwhile. */
+async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number) => CookieJar, sessionPrefix: string, toolRedirects: number, dispatcher: Agent): Promise<RunResult> {
+  const before = processStats(pid);
+  const times: number[] = [];
+  const failures = new Map<string, number>();
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(CONCURRENCY, logins.length) }, async () => {
+      for (let index = next++; index < logins.length; index = next++) {
+        const t0 = performance.now();
+        try {
+          await browserLaunch(logins[index]!, jarOf(index), dispatcher, sessionPrefix, toolRedirects);
+          times.push(performance.now() - t0);
+        } catch (error) {
+          const message = (error as Error).message.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '…').slice(0, 160);
+          failures.set(message, (failures.get(message) ?? 0) + 1);
+        }
+      }
+    }),
+  );
+  const wallMs = performance.now() - started;
+  const after = processStats(pid);
+  return { ok: times.length, failed: logins.length - times.length, times, wallMs, cpuMs: after.cpuMs - before.cpuMs, rss: after.rss, peakRss: after.peakRss, failures };
+}
+
+const throughput = (r: { ok: number; wallMs: number }) => r.ok / (r.wallMs / 1000);
+const line = (r: RunResult) =>
+  `${throughput(r).toFixed(1).padStart(6)}/s  p50 ${ms(percentile(r.times, 50)).padStart(7)}  p95 ${ms(percentile(r.times, 95)).padStart(7)}  p99 ${ms(percentile(r.times, 99)).padStart(7)}  CPU ${(r.cpuMs / Math.max(1, r.ok)).toFixed(1).padStart(5)} ms/launch  RSS ${mib(r.rss)} (peak ${mib(r.peakRss)})${r.failed ? `  FAILED ${r.failed}` : ''}`;
+const showFailures = (r: RunResult) => {
+  for (const [message, count] of [...r.failures].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`      ${count}× ${message}`);
+};
+
+async function main(): Promise<void> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  const suffix = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const databases: Record<Name, string> = { tool: `bench_tool_${suffix}`, bare: `bench_bare_${suffix}` };
+  const databaseUrl = (name: string) => {
+    const url = new URL(SERVER_URL);
+    url.pathname = `/${name}`;
+    return url.href;
+  };
+  const children: ChildProcess[] = [];
+  const dispatcher = new Agent({ connections: null, keepAliveTimeout: 10_000 });
+  let passed = true;
+  try {
+    for (const name of NAMES) await admin.query(`CREATE DATABASE "${databases[name]}"`);
+    const ports = { upstream: await freePort(), tool: await freePort(), bare: await freePort() };
+    const toolBase = `http://127.0.0.1:${ports.tool}`;
+    const bareBase = `http://127.0.0.1:${ports.bare}`;
+    const upstreamBase = `http://127.0.0.1:${ports.upstream}`;
+    const classSize = (ROUNDS * STUDENTS + 10) * 2;
+    const upstream = await start('upstream', ['--import', 'tsx', 'bench/compare/upstream.ts'], {
+      UPSTREAM_PORT: String(ports.upstream),
+      CLASS_SIZE: String(classSize),
+      PROCTORING_DELAY_MS: String(DELAY_MS),
+      TOOLS: JSON.stringify({
+        tool: { loginUrl: `${toolBase}/lti/login`, launchUrl: `${toolBase}/lti/launch`, jwksUrl: `${toolBase}/lti/keys` },
+        bare: { loginUrl: `${bareBase}/login`, launchUrl: `${bareBase}/`, jwksUrl: `${bareBase}/keys` },
+      }),
+    });
+    children.push(upstream);
+    const proctoring = `${upstreamBase}/proctoring`;
+    const profileArgs = values.profile ? (mkdirSync(values.profile, { recursive: true }), ['--cpu-prof', '--cpu-prof-dir', values.profile]) : [];
+    const tool = await start('proctor-lti', [...profileArgs, '--import', 'tsx', 'bench/compare/tool-server.ts'], {
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'info',
+      PORT: String(ports.tool),
+      PUBLIC_URL: toolBase,
+      DATABASE_URL: databaseUrl(databases.tool),
+      ENCRYPTION_KEY: 'compare-bench-encryption-key-0123456789abcdef',
+      PROCTORING_BASE_URL: proctoring,
+      PROCTORING_REGION: SANDBOX_ACCOUNT.region,
+      PROCTORING_CONSUMER_KEY: SANDBOX_ACCOUNT.consumerKey,
+      PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
+      UPSTREAM_URL: upstreamBase,
+    });
+    children.push(tool);
+    const bareInfo = (await (await fetch(`${upstreamBase}/bench/info?lms=bare`)).json()) as UpstreamInfo;
+    const bare = await start('bare ltijs', ['bench/bare-ltijs/server.mjs'], {
+      PORT: String(ports.bare),
+      DATABASE_URL: databaseUrl(databases.bare),
+      LMS_ISSUER: bareInfo.registration.issuer,
+      LMS_CLIENT_ID: bareInfo.registration.clientId,
+      LMS_AUTH_URL: bareInfo.registration.authUrl,
+      LMS_TOKEN_URL: bareInfo.registration.tokenUrl,
+      LMS_JWKS_URL: bareInfo.registration.jwksUrl,
+      PROCTORING_BASE_URL: proctoring,
+      PROCTORING_CONSUMER_KEY: SANDBOX_ACCOUNT.consumerKey,
+      PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
+    });
+    children.push(bare);
+    const pids: Record<Name, number> = { tool: tool.pid!, bare: bare.pid! };
+    const toolRedirects: Record<Name, number> = { tool: 0, bare: 1 };
+    const learners: Record<Name, string[]> = {
+      tool: ((await (await fetch(`${upstreamBase}/bench/info?lms=tool`)).json()) as UpstreamInfo).learners,
+      bare: bareInfo.learners,
+    };
+    const sessionPrefix = `${proctoring}/session/`;
+    const initiate = async (name: Name, members: string[]) =>
+      (await (
+        await fetch(`${upstreamBase}/bench/initiate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ lms: name, members }) })
+      ).json()) as LoginInitiation[];
+    let cursor = 0;
+    const take = (count: number) => {
+      const slice = [cursor, cursor + count] as const;
+      cursor += count;
+      return (name: Name) => learners[name].slice(...slice);
+    };
+
+    console.log(
+      `Launch comparison: proctor-lti against bare ltijs, ${STUDENTS} distinct students per round at concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds, ` +
+        `Launch API delay ${DELAY_MS} ms; Node ${process.version}, ${cpus().length} CPUs, PostgreSQL; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
+    );
+    // Warm-up: each tool fetches the LMS's keys, opens its pool and runs its code paths once.
+    const warmMembers = take(10);
+    for (const name of NAMES) {
+      const warm = await run(pids[name], await initiate(name, warmMembers(name)), () => new CookieJar(false), sessionPrefix, toolRedirects[name], dispatcher);
+      if (warm.failed > 0) {
+        showFailures(warm);
+        throw new Error(`${LABEL[name]}: the warm-up launches failed`);
+      }
+    }
+
+    const results: Record<Name, RunResult[]> = { tool: [], bare: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const members = take(STUDENTS);
+      const order: Name[] = round % 2 === 0 ? ['tool', 'bare'] : ['bare', 'tool'];
+      console.log(`  round ${round + 1} (load average ${loadavg()[0]!.toFixed(2)})`);
+      for (const name of order) {
+        const logins = await initiate(name, members(name));
+        const result = await run(pids[name], logins, () => new CookieJar(false), sessionPrefix, toolRedirects[name], dispatcher);
+        results[name].push(result);
+        console.log(`    ${LABEL[name].padEnd(12)} ${line(result)}`);
+        showFailures(result);
+        if (result.failed > 0) passed = false;
+      }
+    }
+
+    console.log(`  one student, ${SAME_USER} launches at concurrency ${CONCURRENCY} in one browser`);
+    const repeater = take(1);
+    const same: Partial<Record<Name, RunResult>> = {};
+    for (const name of NAMES) {
+      const [member] = repeater(name);
+      const logins = await initiate(name, Array.from({ length: SAME_USER }, () => member!));
+      const jar = new CookieJar(false);
+      const result = await run(pids[name], logins, () => jar, sessionPrefix, toolRedirects[name], dispatcher);
+      same[name] = result;
+      console.log(`    ${LABEL[name].padEnd(12)} lost ${result.failed} of ${SAME_USER}; ${line(result)}`);
+      showFailures(result);
+    }
+    if ((same.tool?.failed ?? 1) > 0) passed = false;
+
+    const pooled = (name: Name) => {
+      const runs = results[name];
+      const ok = runs.reduce((sum, r) => sum + r.ok, 0);
+      return {
+        throughput: ok / (runs.reduce((sum, r) => sum + r.wallMs, 0) / 1000),
+        p50: percentile(runs.flatMap((r) => r.times), 50),
+        p95: percentile(runs.flatMap((r) => r.times), 95),
+        p99: percentile(runs.flatMap((r) => r.times), 99),
+        cpu: runs.reduce((sum, r) => sum + r.cpuMs, 0) / Math.max(1, ok),
+        peakRss: Math.max(...runs.map((r) => r.peakRss)),
+      };
+    };
+    const t = pooled('tool');
+    const b = pooled('bare');
+    console.log(`  all ${ROUNDS} rounds pooled`);
+    for (const [name, p] of [['tool', t], ['bare', b]] as const) {
+      console.log(`    ${LABEL[name].padEnd(12)} ${p.throughput.toFixed(1).padStart(6)}/s  p50 ${ms(p.p50).padStart(7)}  p95 ${ms(p.p95).padStart(7)}  p99 ${ms(p.p99).padStart(7)}  CPU ${p.cpu.toFixed(1).padStart(5)} ms/launch  peak RSS ${mib(p.peakRss)}`);
+    }
+    const perRound = (f: (r: RunResult) => number) => median(results.tool.map((r, i) => f(r) / f(results.bare[i]!)));
+    const ratios = [
+      ['throughput', t.throughput / b.throughput, perRound(throughput), TARGETS.throughput, (v: number) => v >= TARGETS.throughput, '≥'],
+      ['p99', t.p99 / b.p99, perRound((r) => percentile(r.times, 99)), TARGETS.p99, (v: number) => v <= TARGETS.p99, '≤'],
+      ['CPU per launch', t.cpu / b.cpu, perRound((r) => r.cpuMs / Math.max(1, r.ok)), TARGETS.cpu, (v: number) => v <= TARGETS.cpu, '≤'],
+    ] as const;
+    console.log('  proctor-lti / bare ltijs (pooled; median of the rounds)    target');
+    for (const [label, value, roundMedian, target, met, sign] of ratios) {
+      console.log(`    ${label.padEnd(16)} ${value.toFixed(2)}× (${roundMedian.toFixed(2)}×)`.padEnd(58) + `${sign} ${target}×  ${met(value) ? 'met' : 'NOT MET'}`);
+    }
+    console.log(`    same-user losses  proctor-lti ${same.tool?.failed ?? '?'}, bare ltijs ${same.bare?.failed ?? '?'}          0  ${same.tool?.failed === 0 ? 'met' : 'NOT MET'}`);
+    console.log(`  load average at the end ${loadavg().map((v) => v.toFixed(2)).join(' ')}`);
+  } finally {
+    await dispatcher.close();
+    for (const child of children.reverse()) await stop(child);
+    for (const name of NAMES) await admin.query(`DROP DATABASE IF EXISTS "${databases[name]}" WITH (FORCE)`);
+    await admin.end();
+  }
+  if (!passed) {
+    console.log('FAILED: not every launch reached the proctoring service');
+    process.exitCode = 1;
+  }
+}
+
+await main();

@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import cookieParser from 'cookie-parser';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import helmet from 'helmet';
+import { toolUrl } from '../config.js';
+import { createCsrf, type Csrf } from '../http/csrf.js';
+import { createAuditLog, type AuditLog } from './audit.js';
+import { textOf, translatorOf, viewHelpers } from './i18n.js';
+import { ADMIN_PAGES } from './pages/index.js';
+import { HASH_PASSWORD_COMMAND, verifyPassword } from './password.js';
+import type { AdminContext, AdminPageModule, AdminServices } from './registry.js';
+import { createAdminSessionStore, DEFAULT_SESSION_LIMITS, type AdminSession, type AdminSessionLimits } from './sessions.js';
+import { multipartForms } from './uploads.js';
+import { createSignInGuard, DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from './sign-in-limits.js';
+
+export const ADMIN_BASE = '/admin';
+
+export interface AdminConsoleDeps extends AdminServices {
+  /** Server secret (ENCRYPTION_KEY): signs the session cookie and CSRF tokens. */
+  secret: string;
+  pages?: readonly AdminPageModule[];
+  sessionLimits?: AdminSessionLimits;
+  signInLimits?: SignInLimits;
+}
+
+export interface AdminConsole {
+  router: Router;
+  audit: AuditLog;
+}
+
+/** Where a signed-in page may send the administrator back to: only console paths of this site. */
+function safeNext(value: unknown): string {
+  return typeof value === 'string' && /^\/admin(?:\/[\w\-/.%?=&]*)?$/.test(value) && !value.includes('//') ? value : ADMIN_BASE;
+}
+
+/** Never framed, scripts and styles from this site only, nothing cached, the console's error detail shown. */
+function consoleHeaders(secure: boolean): RequestHandler[] {
+  return [
+    helmet({
+      frameguard: { action: 'deny' },
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:', 'blob:'],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          upgradeInsecureRequests: secure ? [] : null,
+        },
+      },
+      referrerPolicy: { policy: 'no-referrer' },
+    }),
+    (_req, res, next) => {
+      res.set('Cache-Control', 'no-store');
+      res.locals.showAdminDetail = true;
+      next();
+    },
+  ];
+}
+
+/** What every page gets: the services, rendering inside the console layout, and the audit of its changes. */
+function createConsoleContext(deps: AdminConsoleDeps, audit: AuditLog, csrf: Csrf, pages: readonly AdminPageModule[]): AdminContext {
+  const { config } = deps;
+  const navigation = pages
+    .filter((page) => page.navOrder !== undefined)
+    .sort((a, b) => (a.navOrder ?? 0) - (b.navOrder ?? 0))
+    .map((page) => ({ id: page.id, href: `${ADMIN_BASE}${page.path}`.replace(/\/$/, '') || ADMIN_BASE }));
+
+  const context: AdminContext = {
+    config,
+    db: deps.db,
+    lti: deps.lti,
+    audit,
+    refusedRegistrations: deps.refusedRegistrations,
+    platformActivity: deps.platformActivity,
+    institutions: deps.institutions,
+    contexts: deps.contexts,
+    accounts: deps.accounts,
+    accountClients: deps.accountClients,
+    webhooks: deps.webhooks,
+    logger: deps.logger,
+    toolUrl: (path) => toolUrl(config, path),
+    render(req, res, view, locals = {}) {
+      const path = `${req.baseUrl}${req.path}`.replace(/\/$/, '');
+      const i18n = translatorOf(res);
+      res.render(view, {
+        title: i18n.t('admin:layout.defaultTitle'),
+        // The request's language (also in res.locals when the i18n middleware ran; a console built on its own gets English).
+        t: i18n.t,
+        i18n,
+        locale: i18n.locale,
+        dir: i18n.dir,
+        ...viewHelpers(i18n),
+        csrfToken: csrf.tokenFor(req, res),
+        signedIn: Boolean(res.locals.adminSession),
+        navigation: navigation.map((item) => ({ ...item, current: item.href === ADMIN_BASE ? path === ADMIN_BASE : path.startsWith(item.href) })),
+        done: typeof req.query.done === 'string' ? req.query.done : undefined,
+        ...locals,
+      });
+    },
+    actorOf: (req) => ({ actor: 'admin', source: 'console', remoteAddress: req.ip }),
+    async recordChange(req, entry) {
+      await audit.record({ ...context.actorOf(req), ...entry });
+    },
+  };
+  return context;
+}
+
+/**
+ * The admin console at /admin: password sign-in (ADMIN_PASSWORD), database-backed sessions in a signed,
+ * HttpOnly, SameSite=Strict cookie, CSRF tokens on every form, never framed. Pages are modules
+ * (src/admin/pages/) registered in ADMIN_PAGES.
+ */
+export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
+  const { config, db, logger } = deps;
+  const secure = config.publicUrl.protocol === 'https:';
+  const audit = createAuditLog(db);
+  const sessions = createAdminSessionStore(db, deps.sessionLimits ?? DEFAULT_SESSION_LIMITS);
+  const pages = [...(deps.pages ?? ADMIN_PAGES)];
+  // Changing ADMIN_PASSWORD invalidates every signed cookie.
+  const cookieSecret = createHash('sha256').update(`admin-session\0${deps.secret}\0${config.adminPassword ?? ''}`).digest('base64url');
+  const sessionCookie = `${secure ? '__Host-' : ''}proctor.admin`;
+  const cookieOptions = { httpOnly: true, sameSite: 'strict' as const, secure, path: '/', signed: true };
+  const csrf = createCsrf({
+    secret: `admin-csrf\0${deps.secret}`,
+    secure,
+    sessionIdOf: (req) => (req.res?.locals.adminSession as AdminSession | undefined)?.idHash ?? '',
+    cookie: { name: 'proctor.admin-csrf', sameSite: 'strict' },
+  });
+
+  const context = createConsoleContext(deps, audit, csrf, pages);
+
+  const router = express.Router();
+  router.use(consoleHeaders(secure));
+
+  router.use(cookieParser(cookieSecret));
+  const adminPassword = config.adminPassword;
+  if (!adminPassword) {
+    router.use((req, res) => {
+      res.status(503);
+      context.render(req, res, 'admin/disabled', { title: textOf(res)('admin:disabled.title'), hashCommand: HASH_PASSWORD_COMMAND });
+    });
+    return { router, audit };
+  }
+
+  router.use(express.urlencoded({ extended: false, limit: '6mb' }));
+  router.use(async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const id: unknown = req.signedCookies?.[sessionCookie];
+      if (typeof id === 'string' && id) {
+        const session = await sessions.touch(id);
+        if (session) res.locals.adminSession = session;
+      }
+      next();
+    } catch (error) {
+      next(error);
+    }
+  });
+  const guard = createSignInGuard(db, deps.signInLimits ?? DEFAULT_SIGN_IN_LIMITS, (req, res) => {
+    logger.warn({ remoteAddress: req.ip }, 'admin sign-in locked out after repeated failures');
+    res.status(429);
+    context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), lockedOut: true, next: safeNext(req.body?.next) });
+  });
+
+  router.get('/sign-in', (req, res) => {
+    if (res.locals.adminSession) {
+      res.redirect(303, safeNext(req.query.next));
+      return;
+    }
+    context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), next: safeNext(req.query.next), expired: req.query.expired === '1' });
+  });
+
+  router.post('/sign-in', csrf.protect, guard.limit, async (req, res, next) => {
+    try {
+      await guard.slowDown(req);
+      const body = req.body as Record<string, unknown>;
+      const password = typeof body.password === 'string' ? body.password : '';
+      if (!password || !(await verifyPassword(password, adminPassword))) {
+        logger.info({ remoteAddress: req.ip }, 'admin sign-in refused: wrong password');
+        res.status(401);
+        context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), wrongPassword: true, next: safeNext(body.next) });
+        return;
+      }
+      await guard.succeeded(req);
+      const previous: unknown = req.signedCookies?.[sessionCookie];
+      if (typeof previous === 'string') await sessions.end(previous);
+      const { id, session } = await sessions.create(req.ip);
+      res.cookie(sessionCookie, id, cookieOptions);
+      res.locals.adminSession = session;
+      await audit.record({ ...context.actorOf(req), action: 'admin.sign_in' });
+      res.redirect(303, safeNext(body.next));
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.use((req, res, next) => {
+    if (res.locals.adminSession) {
+      next();
+      return;
+    }
+    const hadCookie = typeof req.signedCookies?.[sessionCookie] === 'string';
+    if (req.method !== 'GET') {
+      res.status(401);
+      context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), expired: hadCookie, next: ADMIN_BASE });
+      return;
+    }
+    const target = `${ADMIN_BASE}/sign-in?next=${encodeURIComponent(safeNext(req.originalUrl))}${hadCookie ? '&expired=1' : ''}`;
+    res.redirect(303, target);
+  });
+
+  router.use(multipartForms());
+  router.use(csrf.protect);
+
+  router.post('/sign-out', async (req, res, next) => {
+    try {
+      const id: unknown = req.signedCookies?.[sessionCookie];
+      if (typeof id === 'string') await sessions.end(id);
+      res.clearCookie(sessionCookie, { ...cookieOptions, signed: false });
+      res.redirect(303, `${ADMIN_BASE}/sign-in?done=signed-out`);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  for (const page of pages) router.use(page.path, page.router(context));
+  return { router, audit };
+}

@@ -1,0 +1,161 @@
+import type { Request, Response } from 'express';
+import { HOSTED_ROUTES } from '../../hosted/links.js';
+import { LOGO_MAX_BYTES, LOGO_MAX_PIXELS_PER_SIDE, LogoError } from '../../hosted/logo-image.js';
+import { createLogoStore } from '../../hosted/logos.js';
+import type { InstitutionSettings, InstitutionSettingsInput } from '../../institution/settings.js';
+import { platformKey } from '../../lti/identifiers.js';
+import { checkInstitutionSettings, COLOUR_FORMAT, isLearnerRole } from '../../institution/validation.js';
+import type { FieldProblem } from '../../lti/platform-input.js';
+import type { PlatformSummary } from '../../lti/provider.js';
+import { PROCTOR_SETTINGS } from '../../proctoring/contract.js';
+import { changesBetween } from '../audit.js';
+import { uploadedFile } from '../uploads.js';
+import { localizedProblem, textOf } from '../i18n.js';
+import { adminPage } from '../page.js';
+import { describePlatform, findPlatform } from './platforms.js';
+
+type FormValues = Record<string, string | string[] | undefined>;
+
+/** The form's fields from saved settings (what the page shows). */
+function formValuesOf(settings: InstitutionSettings): FormValues {
+  return {
+    primaryColor: settings.branding.primary_color ?? '',
+    secondaryColor: settings.branding.secondary_color ?? '',
+    domain: settings.domain ?? '',
+    extensionAllowlist: settings.extensionAllowlist.join('\n'),
+    proctorRoles: settings.proctorRoles,
+    teachingAssistantsMayEdit: settings.teachingAssistantsMayEdit ? 'yes' : '',
+    preAuth: settings.preAuth ?? '',
+    postAuth: settings.postAuth ?? '',
+    ...Object.fromEntries(PROCTOR_SETTINGS.map((name) => [`proctor_${name}`, settings.proctorSettings[name] === undefined ? '' : settings.proctorSettings[name] ? 'yes' : 'no'])),
+  };
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
+const list = (value: unknown) => (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v): v is string => typeof v === 'string');
+
+/** Settings as the form submitted them, still to be checked. */
+function settingsFromForm(body: Record<string, unknown>): { input: InstitutionSettingsInput; values: FormValues } {
+  const proctorSettings: Record<string, boolean> = {};
+  for (const name of PROCTOR_SETTINGS) {
+    const value = text(body[`proctor_${name}`]);
+    if (value === 'yes' || value === 'no') proctorSettings[name] = value === 'yes';
+  }
+  const roles = [...list(body.proctorRoles), ...text(body.otherProctorRoles).split(/\s+/)].map((role) => role.trim()).filter(Boolean);
+  const input: InstitutionSettingsInput = {
+    branding: { primary_color: text(body.primaryColor) || undefined, secondary_color: text(body.secondaryColor) || undefined },
+    extensionAllowlist: [...new Set(text(body.extensionAllowlist).split(/[\s,]+/).filter(Boolean))],
+    proctorRoles: roles,
+    teachingAssistantsMayEdit: text(body.teachingAssistantsMayEdit) === 'yes',
+    proctorSettings,
+  };
+  if (text(body.domain)) input.domain = text(body.domain);
+  if (text(body.preAuth)) input.preAuth = text(body.preAuth);
+  if (text(body.postAuth)) input.postAuth = text(body.postAuth);
+  const values: FormValues = { ...Object.fromEntries(Object.entries(body).filter(([name]) => name !== '_csrf').map(([name, value]) => [name, typeof value === 'string' ? value : list(value)])), proctorRoles: roles };
+  return { input, values };
+}
+
+/** Flat view of settings for the audit log's old → new. */
+function auditView(settings: InstitutionSettings): Record<string, unknown> {
+  return {
+    primaryColor: settings.branding.primary_color,
+    secondaryColor: settings.branding.secondary_color,
+    domain: settings.domain,
+    extensionAllowlist: settings.extensionAllowlist.join(', ') || undefined,
+    proctorRoles: settings.proctorRoles.join(', ') || undefined,
+    teachingAssistantsMayEdit: settings.teachingAssistantsMayEdit,
+    preAuth: settings.preAuth,
+    postAuth: settings.postAuth,
+    ...Object.fromEntries(PROCTOR_SETTINGS.map((name) => [`proctorSettings.${name}`, settings.proctorSettings[name]])),
+  };
+}
+
+/**
+ * Institution settings per platform: logo (the hosted endpoints' checks: type by content, size, pixel
+ * dimensions, SVG sanitised), colours, exam domain, extension allowlist, proctor roles chosen from the
+ * roles the platform has sent, whether teaching assistants may edit, default proctor settings, and the
+ * mobile app's pre/post authentication URLs.
+ */
+export const institutionPage = adminPage(
+  { id: 'institution', path: '/institution', navOrder: 20 },
+  (routes, context) => {
+    const logos = createLogoStore(context.db);
+
+    routes.get('/', async (req, res) => {
+      const platforms = (await context.lti.platforms.list()).map((p) => ({ ...p, key: platformKey(p.issuer, p.clientId) }));
+      context.render(req, res, 'admin/institution/index', { title: textOf(res)('admin:institution.title'), platforms });
+    });
+
+    const renderForm = async (req: Request, res: Response, platform: PlatformSummary, values: FormValues, problems: FieldProblem[] = [], logoProblem?: string) => {
+      const key = platformKey(platform.issuer, platform.clientId);
+      const seen = await context.platformActivity.seenRoles(platform.issuer, platform.clientId);
+      const chosen = list(values.proctorRoles);
+      const roles = [...new Set([...seen.map((s) => s.role), ...chosen])].map((role) => ({ role, learner: isLearnerRole(role), seen: seen.some((s) => s.role === role), checked: chosen.includes(role) }));
+      const logo = await logos.findByKey(key);
+      context.render(req, res, 'admin/institution/edit', {
+        title: textOf(res)('admin:institution.pageTitle', { name: platform.name }),
+        platform,
+        key,
+        values,
+        problems,
+        logoProblem,
+        roles,
+        proctorSettings: PROCTOR_SETTINGS,
+        colourFormat: COLOUR_FORMAT,
+        logo: logo ? { url: `${context.toolUrl(`${HOSTED_ROUTES.logo}/${key}`)}?v=${encodeURIComponent(logo.etag)}`, contentType: logo.contentType, bytes: logo.bytes.length } : undefined,
+        logoMaxKiB: LOGO_MAX_BYTES / 1024,
+        logoMaxPixels: LOGO_MAX_PIXELS_PER_SIDE,
+      });
+    };
+
+    routes.get('/:key', async (req, res) => {
+      const platform = await findPlatform(context, String(req.params.key));
+      await renderForm(req, res, platform, formValuesOf(await context.institutions.get(platform.issuer, platform.clientId)));
+    });
+
+    routes.post('/:key', async (req, res) => {
+      const platform = await findPlatform(context, String(req.params.key));
+      const { input, values } = settingsFromForm(req.body as Record<string, unknown>);
+      const checked = checkInstitutionSettings(input);
+      if (!checked.ok) {
+        res.status(400);
+        await renderForm(req, res, platform, values, checked.problems.map((problem) => localizedProblem(textOf(res), problem)));
+        return;
+      }
+      const before = await context.institutions.get(platform.issuer, platform.clientId);
+      const saved = await context.institutions.save(platform.issuer, platform.clientId, checked.value);
+      const changes = changesBetween(auditView(before), auditView(saved));
+      if (changes.length > 0) await context.recordChange(req, { action: 'institution.update', target: describePlatform(platform), changes });
+      res.redirect(303, `/admin/institution/${String(req.params.key)}?done=settings-saved`);
+    });
+
+    routes.post('/:key/logo', async (req, res) => {
+      const platform = await findPlatform(context, String(req.params.key));
+      const file = uploadedFile(req, 'logo');
+      const current = formValuesOf(await context.institutions.get(platform.issuer, platform.clientId));
+      if (text((req.body as Record<string, unknown>).remove) === 'yes') {
+        if (await logos.remove(platform.issuer, platform.clientId)) await context.recordChange(req, { action: 'institution.logo', target: describePlatform(platform), changes: [{ field: 'logo', old: 'set', new: undefined }] });
+        res.redirect(303, `/admin/institution/${String(req.params.key)}?done=logo-removed`);
+        return;
+      }
+      if (!file) {
+        res.status(400);
+        await renderForm(req, res, platform, current, [], textOf(res)('admin:institution.logo.chooseFile'));
+        return;
+      }
+      try {
+        const saved = await logos.save(platform.issuer, platform.clientId, file);
+        await context.recordChange(req, { action: 'institution.logo', target: describePlatform(platform), changes: [{ field: 'logo', new: `${saved.contentType}, ${saved.bytes.length} bytes` }] });
+      } catch (error) {
+        if (!(error instanceof LogoError)) throw error;
+        res.status(400);
+        await renderForm(req, res, platform, current, [], textOf(res)('admin:institution.logo.notSaved', { reason: error.message }));
+        return;
+      }
+      res.redirect(303, `/admin/institution/${String(req.params.key)}?done=logo-saved`);
+    });
+
+  },
+);
+

@@ -1,0 +1,96 @@
+import type { Request } from 'express';
+import { exportExams, importExams } from '../../exams/transfer.js';
+import { coursesWithoutNamesAndRoles, LAUNCH_OUTCOMES, listExams, searchLaunches } from '../operations.js';
+import { textOf } from '../i18n.js';
+import { adminPage } from '../page.js';
+import { uploadedFile } from '../uploads.js';
+
+const query = (req: Request, name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).trim().slice(0, 200) : '');
+
+/** A `datetime-local` value (taken as UTC) or an ISO date; undefined when empty or unreadable. */
+function timeOf(value: string): Date | undefined {
+  if (!value) return undefined;
+  const date = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** The launch log, searchable by incident id, course, exam, outcome and time. */
+export const launchesPage = adminPage(
+  { id: 'launches', path: '/launches', navOrder: 40 },
+  (routes, context) => {
+    routes.get('/', async (req, res) => {
+      const search = { incidentId: query(req, 'incident'), course: query(req, 'course'), exam: query(req, 'exam'), outcome: query(req, 'outcome'), from: query(req, 'from'), to: query(req, 'to') };
+      const outcome = (LAUNCH_OUTCOMES as readonly string[]).includes(search.outcome) ? search.outcome : undefined;
+      const rows = await searchLaunches(context.db, {
+        incidentId: search.incidentId || undefined,
+        course: search.course || undefined,
+        exam: search.exam || undefined,
+        outcome,
+        from: timeOf(search.from),
+        to: timeOf(search.to),
+      });
+      context.render(req, res, 'admin/operations/launches', { title: textOf(res)('admin:launches.title'), search, rows, outcomes: LAUNCH_OUTCOMES });
+    });
+  },
+);
+
+/** Courses whose roster cannot be read, or comes without names. */
+export const rosterProblemsPage = adminPage(
+  { id: 'roster-problems', path: '/roster', navOrder: 50 },
+  (routes, context) => {
+    routes.get('/', async (req, res) => {
+      const problems = await context.contexts.rosterProblems(200);
+      const withoutService = await coursesWithoutNamesAndRoles(context.db);
+      context.render(req, res, 'admin/operations/roster', { title: textOf(res)('admin:roster.title'), problems, withoutService });
+    });
+  },
+);
+
+/** Every exam across courses, with export to and import from the JSON file of the CLI (all or nothing). */
+export const examsPage = adminPage(
+  { id: 'exams', path: '/exams', navOrder: 60 },
+  (routes, context) => {
+    routes.get('/', async (req, res) => {
+      const text = query(req, 'q');
+      const exams = await listExams(context.db, { text: text || undefined });
+      const importCounts = req.query.done === 'exams-imported' ? { created: Number(query(req, 'created')) || 0, updated: Number(query(req, 'updated')) || 0 } : undefined;
+      context.render(req, res, 'admin/operations/exams', { title: textOf(res)('admin:exams.title'), exams, q: text, result: undefined, importCounts });
+    });
+
+    routes.get('/export', async (req, res) => {
+      const issuer = query(req, 'issuer');
+      const course = query(req, 'course');
+      const file = await exportExams(context.db, { issuer: issuer || undefined, contextId: course || undefined });
+      res.set('Content-Disposition', `attachment; filename="exams-${file.exported_at.slice(0, 10)}.json"`);
+      res.type('application/json').send(`${JSON.stringify(file, null, 2)}\n`);
+    });
+
+    routes.post('/import', async (req, res) => {
+      const upload = uploadedFile(req, 'file');
+      const pasted = typeof (req.body as Record<string, unknown>).json === 'string' ? ((req.body as Record<string, unknown>).json as string) : '';
+      const text = upload ? upload.toString('utf8') : pasted;
+      const render = (status: number, result: Record<string, unknown>) => {
+        res.status(status);
+        context.render(req, res, 'admin/operations/exams', { title: textOf(res)('admin:exams.title'), exams: [], q: '', result, skipList: true });
+      };
+      if (!text.trim()) {
+        render(400, { ok: false, message: textOf(res)('admin:exams.chooseFile') });
+        return;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (error) {
+        render(400, { ok: false, message: textOf(res)('admin:exams.notJson', { detail: (error as Error).message }) });
+        return;
+      }
+      const result = await importExams(context.db, parsed);
+      if (!result.ok) {
+        render(400, result);
+        return;
+      }
+      await context.recordChange(req, { action: 'exam.import', changes: [{ field: 'exams', new: `${result.created} created, ${result.updated} updated` }] });
+      res.redirect(303, `/admin/exams?done=exams-imported&created=${result.created}&updated=${result.updated}`);
+    });
+  },
+);

@@ -1,0 +1,234 @@
+import type { Request, Response } from 'express';
+import { platformKey } from '../../lti/identifiers.js';
+import { LTI_ROUTES, type PlatformSummary } from '../../lti/provider.js';
+import { checkDeploymentId, checkPlatformInput, type FieldProblem } from '../../lti/platform-input.js';
+import { platformActivityKey } from '../../lti/platform-activity.js';
+import { createRegistrationLinks } from '../../lti/registration-links.js';
+import { NotFoundError } from '../../http/errors.js';
+import { localizedProblem, textOf } from '../i18n.js';
+import { adminPage, type AdminRoutes } from '../page.js';
+import type { AdminContext } from '../registry.js';
+
+/** The LMSs the static registration form has help for (views/admin/platforms/lms-help.ejs). */
+export const LMS_FAMILIES = ['canvas', 'moodle', 'brightspace', 'blackboard', 'sakai'] as const;
+type LmsFamily = (typeof LMS_FAMILIES)[number];
+
+const field = (body: Record<string, unknown>, name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
+export const describePlatform = (p: Pick<PlatformSummary, 'issuer' | 'clientId'>) => `${p.issuer} (client id ${p.clientId})`;
+
+export async function findPlatform(context: AdminContext, key: string): Promise<PlatformSummary> {
+  const platform = (await context.lti.platforms.list()).find((p) => platformKey(p.issuer, p.clientId) === key);
+  if (!platform) throw new NotFoundError('platform');
+  return platform;
+}
+
+/** The values an LMS administrator pastes into the LMS. */
+export function toolValues(context: AdminContext) {
+  return {
+    loginUrl: context.toolUrl(LTI_ROUTES.login),
+    redirectUri: context.toolUrl(LTI_ROUTES.launch),
+    jwksUrl: context.toolUrl(LTI_ROUTES.keys),
+    canvasConfigUrl: context.toolUrl(LTI_ROUTES.canvasConfig),
+    toolUrl: context.toolUrl(''),
+  };
+}
+
+/**
+ * Platforms (LMS registrations): the list with status, deployments and last launch; static registration
+ * with per-LMS help; dynamic-registration links; deployment ids; activation and removal; launches refused
+ * for an unknown client id or deployment, each fixed in one confirmed step.
+ */
+export const platformsPage = adminPage(
+  { id: 'platforms', path: '/platforms', navOrder: 10 },
+  (routes, context) => {
+    registrationRoutes(routes, context);
+    refusedLaunchRoutes(routes, context);
+    platformRoutes(routes, context);
+  },
+);
+
+/** The list, static registration with per-LMS help, and dynamic-registration links. */
+function registrationRoutes(routes: AdminRoutes, context: AdminContext): void {
+  const registrationLinks = createRegistrationLinks(context.db);
+
+  routes.get('/', async (req, res) => {
+    const platforms = await context.lti.platforms.list();
+    const lastLaunches = await context.platformActivity.lastLaunches();
+    const refused = await context.refusedRegistrations.list();
+    context.render(req, res, 'admin/platforms/list', {
+      title: textOf(res)('admin:platforms.list.title'),
+      platforms: platforms.map((p) => ({ ...p, key: platformKey(p.issuer, p.clientId), lastLaunch: lastLaunches.get(platformActivityKey(p.issuer, p.clientId)) })),
+      refused: refused.map((r) => ({ ...r, knownClient: platforms.some((p) => p.issuer === r.issuer && p.clientId === r.clientId) })),
+      registrationTtlSeconds: context.config.lti.registrationLinkTtlSeconds,
+    });
+  });
+
+  const renderNew = (req: Request, res: Response, values: Record<string, string>, problems: FieldProblem[] = []) => {
+    const lms = (LMS_FAMILIES as readonly string[]).includes(values.lms ?? '') ? (values.lms as LmsFamily) : 'canvas';
+    context.render(req, res, 'admin/platforms/new', { title: textOf(res)('admin:platforms.new.title'), lms, families: LMS_FAMILIES, values, problems, tool: toolValues(context) });
+  };
+
+  routes.get('/new', (req, res) => {
+    renderNew(req, res, { lms: typeof req.query.lms === 'string' ? req.query.lms : 'canvas' });
+  });
+
+  routes.post('/new', async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const values = Object.fromEntries(['lms', 'name', 'issuer', 'clientId', 'authUrl', 'tokenUrl', 'jwksUrl', 'authorizationServer', 'deploymentIds'].map((name) => [name, field(body, name)]));
+    const checked = checkPlatformInput(values);
+    if (!checked.ok) {
+      res.status(400);
+      renderNew(req, res, values, checked.problems.map((problem) => localizedProblem(textOf(res), problem)));
+      return;
+    }
+    const input = checked.value;
+    if ((await context.lti.platforms.list()).some((p) => p.issuer === input.issuer && p.clientId === input.clientId)) {
+      res.status(409);
+      renderNew(req, res, values, [{ field: 'clientId', message: textOf(res)('admin:problems.alreadyRegistered', { issuer: input.issuer, clientId: input.clientId }) }]);
+      return;
+    }
+    await context.lti.platforms.register(input);
+    await context.refusedRegistrations.resolved({ issuer: input.issuer, clientId: input.clientId });
+    await context.recordChange(req, {
+      action: 'platform.add',
+      target: describePlatform(input),
+      changes: [
+        { field: 'name', new: input.name },
+        { field: 'authUrl', new: input.authUrl },
+        { field: 'tokenUrl', new: input.tokenUrl },
+        { field: 'jwksUrl', new: 'jwksUrl' in input.key ? input.key.jwksUrl : undefined },
+        { field: 'deploymentIds', new: input.deploymentIds.join(', ') },
+      ].filter((change) => change.new !== undefined),
+    });
+    res.redirect(303, `/admin/platforms/${platformKey(input.issuer, input.clientId)}?done=platform-added`);
+  });
+
+  routes.post('/register-link', async (req, res) => {
+    const { token, expiresAt } = await registrationLinks.issue(context.config.lti.registrationLinkTtlSeconds);
+    // The link itself is a credential: the audit log records only that one was issued, and until when.
+    await context.recordChange(req, { action: 'platform.register_link', changes: [{ field: 'expiresAt', new: expiresAt.toISOString() }] });
+    context.render(req, res, 'admin/platforms/register-link', {
+      title: textOf(res)('admin:platforms.link.title'),
+      link: `${context.toolUrl(LTI_ROUTES.register)}?link=${token}`,
+      expiresAt,
+    });
+  });
+}
+
+/** Launches refused for an unknown client id or deployment of a known LMS: added after confirmation, or dismissed. */
+function refusedLaunchRoutes(routes: AdminRoutes, context: AdminContext): void {
+  routes.get('/refused/confirm', async (req, res) => {
+    const issuer = typeof req.query.issuer === 'string' ? req.query.issuer : '';
+    const clientId = typeof req.query.clientId === 'string' ? req.query.clientId : '';
+    const deploymentId = typeof req.query.deploymentId === 'string' ? req.query.deploymentId : '';
+    const platforms = await context.lti.platforms.list();
+    const refused = (await context.refusedRegistrations.list(500)).find((r) => r.issuer === issuer && r.clientId === clientId && (r.deploymentId ?? '') === deploymentId);
+    if (!refused) throw new NotFoundError('refused launch');
+    const existing = platforms.find((p) => p.issuer === issuer && p.clientId === clientId);
+    const template = platforms.find((p) => p.issuer === issuer);
+    context.render(req, res, 'admin/platforms/refused-confirm', { title: textOf(res)('admin:platforms.confirm.pageTitle'), refused, existing, template, problems: [] });
+  });
+
+  routes.post('/refused/accept', async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const issuer = field(body, 'issuer');
+    const clientId = field(body, 'clientId');
+    const deployment = checkDeploymentId(field(body, 'deploymentId'));
+    const platforms = await context.lti.platforms.list();
+    const existing = platforms.find((p) => p.issuer === issuer && p.clientId === clientId);
+    const template = platforms.find((p) => p.issuer === issuer);
+    const refused = (await context.refusedRegistrations.list(500)).find((r) => r.issuer === issuer && r.clientId === clientId);
+    if (!refused || !template) throw new NotFoundError('refused launch');
+    if (!deployment.ok) {
+      res.status(400);
+      context.render(req, res, 'admin/platforms/refused-confirm', { title: textOf(res)('admin:platforms.confirm.pageTitle'), refused, existing, template, problems: deployment.problems.map((problem) => localizedProblem(textOf(res), problem)) });
+      return;
+    }
+    if (existing) {
+      await context.lti.deployments.add(issuer, clientId, deployment.value);
+      await context.recordChange(req, { action: 'deployment.add', target: describePlatform(existing), changes: [{ field: 'deploymentIds', old: existing.deploymentIds.join(', '), new: [...existing.deploymentIds, deployment.value].join(', ') }] });
+    } else {
+      // Another client id of a registered LMS: the same endpoints and keys, as Canvas gives every developer key.
+      const key = template.jwksUrl;
+      if (!key) throw new NotFoundError('key set URL of the registered platform');
+      await context.lti.platforms.register({ issuer, clientId, name: template.name, authUrl: template.authUrl, tokenUrl: template.tokenUrl, key: { jwksUrl: key }, deploymentIds: [deployment.value] });
+      await context.recordChange(req, { action: 'platform.add', target: describePlatform({ issuer, clientId }), changes: [{ field: 'copiedFrom', new: describePlatform(template) }, { field: 'deploymentIds', new: deployment.value }] });
+    }
+    await context.refusedRegistrations.resolved({ issuer, clientId, deploymentId: deployment.value });
+    res.redirect(303, `/admin/platforms/${platformKey(issuer, clientId)}?done=${existing ? 'deployment-added' : 'client-added'}`);
+  });
+
+  routes.post('/refused/dismiss', async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const registration = { issuer: field(body, 'issuer'), clientId: field(body, 'clientId'), deploymentId: field(body, 'deploymentId') || undefined };
+    if (await context.refusedRegistrations.dismiss(registration)) {
+      await context.recordChange(req, { action: 'refusal.dismiss', target: `${describePlatform(registration)}${registration.deploymentId ? `, deployment ${registration.deploymentId}` : ''}` });
+    }
+    res.redirect(303, '/admin/platforms?done=refusal-dismissed');
+  });
+}
+
+/** One platform: its values, deployment ids, activation and removal. */
+function platformRoutes(routes: AdminRoutes, context: AdminContext): void {
+  const renderDetail = async (req: Request, res: Response, platform: PlatformSummary, problems: FieldProblem[] = [], values: Record<string, string> = {}) => {
+    const key = platformKey(platform.issuer, platform.clientId);
+    const lastLaunch = (await context.platformActivity.lastLaunches()).get(platformActivityKey(platform.issuer, platform.clientId));
+    context.render(req, res, 'admin/platforms/detail', { title: platform.name, platform, key, lastLaunch, tool: toolValues(context), problems, values });
+  };
+
+  routes.get('/:key', async (req, res) => {
+    await renderDetail(req, res, await findPlatform(context, String(req.params.key)));
+  });
+
+  routes.post('/:key/deployments', async (req, res) => {
+    const platform = await findPlatform(context, String(req.params.key));
+    const value = field(req.body as Record<string, unknown>, 'deploymentId');
+    const checked = checkDeploymentId(value);
+    if (!checked.ok) {
+      res.status(400);
+      await renderDetail(req, res, platform, checked.problems.map((problem) => localizedProblem(textOf(res), problem)), { deploymentId: value });
+      return;
+    }
+    if (!platform.deploymentIds.includes(checked.value)) {
+      await context.lti.deployments.add(platform.issuer, platform.clientId, checked.value);
+      await context.refusedRegistrations.resolved({ issuer: platform.issuer, clientId: platform.clientId, deploymentId: checked.value });
+      await context.recordChange(req, { action: 'deployment.add', target: describePlatform(platform), changes: [{ field: 'deploymentIds', old: platform.deploymentIds.join(', '), new: [...platform.deploymentIds, checked.value].join(', ') }] });
+    }
+    res.redirect(303, `/admin/platforms/${String(req.params.key)}?done=deployment-added`);
+  });
+
+  routes.post('/:key/deployments/remove', async (req, res) => {
+    const platform = await findPlatform(context, String(req.params.key));
+    const deploymentId = field(req.body as Record<string, unknown>, 'deploymentId');
+    if (await context.lti.deployments.remove(platform.issuer, platform.clientId, deploymentId)) {
+      await context.recordChange(req, { action: 'deployment.remove', target: describePlatform(platform), changes: [{ field: 'deploymentIds', old: platform.deploymentIds.join(', '), new: platform.deploymentIds.filter((id) => id !== deploymentId).join(', ') }] });
+    }
+    res.redirect(303, `/admin/platforms/${String(req.params.key)}?done=deployment-removed`);
+  });
+
+  routes.post('/:key/active', async (req, res) => {
+    const platform = await findPlatform(context, String(req.params.key));
+    const active = field(req.body as Record<string, unknown>, 'active') === 'yes';
+    if (active !== platform.active) {
+      await context.lti.platforms.setActive(platform.issuer, platform.clientId, active);
+      await context.recordChange(req, { action: active ? 'platform.activate' : 'platform.deactivate', target: describePlatform(platform), changes: [{ field: 'active', old: String(platform.active), new: String(active) }] });
+    }
+    res.redirect(303, `/admin/platforms/${String(req.params.key)}?done=${active ? 'platform-activated' : 'platform-deactivated'}`);
+  });
+
+  routes.get('/:key/remove', async (req, res) => {
+    const platform = await findPlatform(context, String(req.params.key));
+    context.render(req, res, 'admin/platforms/remove', { title: textOf(res)('admin:platforms.remove.pageTitle', { name: platform.name }), platform, key: String(req.params.key) });
+  });
+
+  routes.post('/:key/remove', async (req, res) => {
+    const platform = await findPlatform(context, String(req.params.key));
+    await context.lti.platforms.remove(platform.issuer, platform.clientId);
+    await context.recordChange(req, {
+      action: 'platform.remove',
+      target: describePlatform(platform),
+      changes: [{ field: 'name', old: platform.name }, { field: 'deploymentIds', old: platform.deploymentIds.join(', ') }],
+    });
+    res.redirect(303, '/admin/platforms?done=platform-removed');
+  });
+}

@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import { recordChange } from './audit.js';
+import type { WithDatabase } from './context.js';
+import { out } from './io.js';
+
+/** `encryption reencrypt`: the last step of an ENCRYPTION_KEY rotation. */
+export function addEncryptionCommands(program: Command, withDatabase: WithDatabase): void {
+  program
+    .command('encryption')
+    .description('encryption at rest (ENCRYPTION_KEY)')
+    .command('reencrypt')
+    .description("re-encrypt everything encrypted at rest with ENCRYPTION_KEY's newest (first) key, after which the older keys can be removed")
+    .action(async () => {
+      await withDatabase(async ({ db, config }) => {
+        const [{ reencryptWithNewestKey }, { encryptionKeysOf }] = await Promise.all([import('../secrets/rotation.js'), import('../dev-encryption-key.js')]);
+        const keys = encryptionKeysOf(config);
+        const result = await reencryptWithNewestKey(db, keys);
+        await recordChange(db, {
+          action: 'encryption.reencrypt',
+          changes: [
+            { field: 'ltijsDocuments', new: String(result.ltijsDocuments) },
+            { field: 'proctoringAccounts', new: String(result.proctoringAccounts) },
+          ],
+        });
+        out(`Re-encrypted with the newest key: ${result.ltijsDocuments} LTI key and token document(s), ${result.proctoringAccounts} proctoring account(s).`);
+        out(keys.length > 1 ? 'The older keys may now be removed from ENCRYPTION_KEY (restart the tool afterwards).' : 'ENCRYPTION_KEY lists one key: nothing else to do.');
+      });
+    });
+}

@@ -1,0 +1,47 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { recordChange } from './audit.js';
+import type { WithDatabase } from './context.js';
+import { out } from './io.js';
+
+const mapping = (value: string, previous: Record<string, string>) => {
+  const match = /^([^=]+)=(.+)$/.exec(value);
+  if (!match) throw new InvalidArgumentError('expected OLD=NEW, e.g. --deployment 1=4');
+  return { ...previous, [match[1] as string]: match[2] as string };
+};
+
+/** `platform move`: everything of an old registration (issuer + client id) to a new one, all or nothing. */
+export function addPlatformMoveCommand(platform: Command, withDatabase: WithDatabase): void {
+  platform
+    .command('move')
+    .description("move a platform's exams, courses, institution settings, logo and proctoring account to its new registration (new issuer or client id), all or nothing")
+    .requiredOption('--from-issuer <url>', 'the old issuer')
+    .requiredOption('--from-client-id <id>', 'the old client id')
+    .requiredOption('--to-issuer <url>', 'the new issuer (registered already)')
+    .requiredOption('--to-client-id <id>', 'the new client id')
+    .option('--deployment <old=new>', 'which deployment id of the new registration takes an old one (repeat for several)', mapping, {})
+    .option('--dry-run', 'say what would move, and change nothing')
+    .action(async (options: { fromIssuer: string; fromClientId: string; toIssuer: string; toClientId: string; deployment: Record<string, string>; dryRun?: boolean }) => {
+      await withDatabase(async ({ db }) => {
+        const [{ movePlatform, moveAuditEntry }, { installationSecret }] = await Promise.all([import('../platforms/move.js'), import('../db/app-secrets.js')]);
+        const from = { issuer: options.fromIssuer, clientId: options.fromClientId };
+        const to = { issuer: options.toIssuer, clientId: options.toClientId };
+        const plan = await movePlatform(db, { from, to, deployments: options.deployment }, { pseudonymSecret: await installationSecret(db, 'pseudonyms'), dryRun: options.dryRun });
+        const lines = [
+          `${plan.exams} exam(s)${plan.placeholdersReplaced > 0 ? `, replacing ${plan.placeholdersReplaced} empty exam(s) the new registration had created` : ''}`,
+          `${plan.courses} course(s)`,
+          `deployments ${Object.entries(plan.deployments).map(([a, b]) => `${a} → ${b}`).join(', ') || '(none)'}`,
+          `institution settings: ${plan.institutionSettings ? 'moved' : 'none saved'}; logo: ${plan.logo ? 'moved (its URL changes with the platform)' : 'none'}`,
+          `proctoring account: ${plan.proctoringAccount ?? 'default'}`,
+        ];
+        const fromLabel = `${from.issuer} (client id ${from.clientId})`;
+        const toLabel = `${to.issuer} (client id ${to.clientId})`;
+        if (options.dryRun) {
+          out(`Would move from ${fromLabel} to ${toLabel} (nothing changed):\n  ${lines.join('\n  ')}`);
+          return;
+        }
+        await recordChange(db, moveAuditEntry(from, to, plan));
+        out(`Moved from ${fromLabel} to ${toLabel}:\n  ${lines.join('\n  ')}`);
+        out(`The old registration is still registered: remove it when the LMS no longer uses it (proctor-lti platform remove --issuer ${from.issuer} --client-id ${from.clientId}).`);
+      });
+    });
+}

@@ -1,0 +1,51 @@
+import { request } from 'node:http';
+import type { LockHolder } from './lock.js';
+import { CONTROL_PATH, type CommandRequest, type CommandResult } from './protocol.js';
+
+/** The tool holds DATA_DIR but its control endpoint cannot be used: the message says what to do instead. */
+export class ToolUnreachableError extends Error {
+  override readonly name = 'ToolUnreachableError';
+}
+
+/** Sends one command to the running tool named by the lock; throws ToolUnreachableError when that fails. */
+export async function runThroughTool(holder: LockHolder, body: CommandRequest, timeoutMs: number): Promise<CommandResult> {
+  const control = holder.control;
+  if (!control) throw new ToolUnreachableError(`the running proctor-lti (pid ${holder.pid}) is still starting`);
+  const payload = JSON.stringify(body);
+  const consoleUrl = `${control.publicUrl}/admin`;
+  return new Promise<CommandResult>((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: control.port,
+        method: 'POST',
+        path: CONTROL_PATH,
+        headers: { authorization: `Bearer ${control.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          try {
+            const parsed = JSON.parse(text) as CommandResult & { error?: string };
+            if (res.statusCode === 200) resolve(parsed);
+            else reject(new ToolUnreachableError(`the running proctor-lti (pid ${holder.pid}) refused the command: ${parsed.error ?? res.statusCode}. Make the change in the admin console: ${consoleUrl}`));
+          } catch {
+            reject(new ToolUnreachableError(`the running proctor-lti (pid ${holder.pid}) answered something unexpected. Make the change in the admin console: ${consoleUrl}`));
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => {
+      req.destroy();
+      reject(new ToolUnreachableError(`the running proctor-lti (pid ${holder.pid}) did not finish the command within ${Math.round(timeoutMs / 1000)} s; check its log, and the admin console: ${consoleUrl}`));
+    });
+    req.on('error', (error) => {
+      reject(new ToolUnreachableError(`a proctor-lti (pid ${holder.pid}) holds the embedded database but does not answer on its control port (${(error as NodeJS.ErrnoException).code ?? error.message}). Use the admin console (${consoleUrl}), or stop that process and try again.`));
+    });
+    req.end(payload);
+  });
+}

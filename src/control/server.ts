@@ -1,0 +1,88 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CONTROL_BODY_LIMIT_BYTES, CONTROL_PATH, type CommandRequest, type CommandResult } from './protocol.js';
+
+export interface ControlServer {
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The running tool's endpoint for CLI commands on the embedded database: loopback only, every request carries
+ * the random token the tool wrote into DATA_DIR's lock file (mode 0600), so only someone who may read the
+ * data directory can use it. Commands run one at a time.
+ */
+export async function startControlServer(run: (request: CommandRequest) => Promise<CommandResult>): Promise<ControlServer> {
+  const token = randomBytes(32).toString('base64url');
+  const expected = createHash('sha256').update(`Bearer ${token}`).digest();
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) reply(res, 500, { error: error instanceof Error ? error.message : String(error) });
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const given = createHash('sha256').update(req.headers.authorization ?? '').digest();
+    if (!timingSafeEqual(given, expected)) return reply(res, 401, { error: 'wrong or missing token' });
+    if (req.method !== 'POST' || req.url !== CONTROL_PATH) return reply(res, 404, { error: 'not found' });
+    const body = await readBody(req);
+    if (body === undefined) return reply(res, 413, { error: 'request too large' });
+    const request = parseRequest(body);
+    if (!request) return reply(res, 400, { error: 'not a command request' });
+    const result = queue.then(() => run(request));
+    queue = result.catch(() => undefined);
+    reply(res, 200, await result);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    token,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > CONTROL_BODY_LIMIT_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const isStringRecord = (value: unknown): value is Record<string, string> =>
+  typeof value === 'object' && value !== null && Object.values(value).every((v) => typeof v === 'string');
+
+function parseRequest(text: string): CommandRequest | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { argv, files, stdin, actor } = value as Record<string, unknown>;
+  if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string') || !isStringRecord(files)) return undefined;
+  if (stdin !== undefined && typeof stdin !== 'string') return undefined;
+  if (!isStringRecord(actor) || typeof actor.user !== 'string' || typeof actor.host !== 'string') return undefined;
+  return { argv: argv as string[], files, stdin: stdin as string | undefined, actor: { user: actor.user.slice(0, 100), host: actor.host.slice(0, 200) } };
+}

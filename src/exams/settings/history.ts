@@ -1,0 +1,123 @@
+import { POST_MESSAGE_NOTIFICATION } from '../../proctoring/contract.js';
+import { english } from '../../proctoring/english.js';
+import { MEMBER_SETTING_ROWS, memberPath } from '../../proctoring/exam-settings.js';
+import { choiceLabel, labelKey, settingLabel, type Translate } from '../../proctoring/labels.js';
+import type { RecordedChange } from './changes.js';
+import type { SettingsChange } from './document.js';
+import { ENGLISH, type PageI18n } from './i18n.js';
+import { translator } from '../../i18n/index.js';
+
+/**
+ * The change history in the reader's words: each changed field by its label, with its old and new value
+ * ("Record video: off → on", "Break duration (minutes): 10 → 15"), and when, in the reader's locale. Pure:
+ * the page renders it, the save answer carries it so the page can show it at once. Labels come from the
+ * settings table and catalog, so a new setting needs no change here; the API's own spelling (member names,
+ * `post_message_nofication`) never appears.
+ */
+
+export interface DescribedChange {
+  label: string;
+  before: string;
+  after: string;
+  /** The whole line, in the reader's language. */
+  text: string;
+}
+
+export interface DescribedEntry {
+  at: string;
+  /** `at` in the reader's locale (UTC, named). */
+  when: string;
+  who: string;
+  source: RecordedChange['source'];
+  /** The entry's line around its time: "[before]<time>[after]", e.g. "", ", by you:". */
+  byline: [before: string, after: string];
+  changes: DescribedChange[];
+}
+
+/** Values in words, by path and stored value (`settings:history.value.<word>`). */
+const WORDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  exam_take: { [POST_MESSAGE_NOTIFICATION]: 'signalled' },
+  exam_end: { [POST_MESSAGE_NOTIFICATION]: 'signalled' },
+  status: { open: 'open', closed: 'closed' },
+  'tool.redirect': { lms: 'redirectLms', message: 'redirectMessage', url: 'redirectUrl' },
+};
+
+/** Preset ids stored in the document, named by the preset's name in the catalog. */
+const PRESET_NAMES: Readonly<Record<string, string>> = { 'tool.security_preset': 'security', 'tool.lms_preset': 'lms' };
+
+const TRISTATE: ReadonlySet<string> = new Set(MEMBER_SETTING_ROWS.flatMap((row) => (row.kind === 'tristate' ? [memberPath(row)] : [])));
+
+export function changeLabel(path: string, t: Translate = english): string {
+  return settingLabel(t, path) ?? labelKey(path).split('.').pop() ?? path;
+}
+
+/** A stored value in words: on/off, a choice's label, "not set" for an absent value, lists by their items. */
+export function valueInWords(path: string, value: unknown, t: Translate = english): string {
+  const key = labelKey(path);
+  const word = (name: string) => t(`settings:history.value.${name}`);
+  if (value === null || value === undefined || value === '') return TRISTATE.has(key) ? word('institutionDefault') : word('notSet');
+  if (typeof value === 'boolean') return TRISTATE.has(key) ? word(value ? 'yes' : 'no') : word(value ? 'on' : 'off');
+  if (typeof value === 'number') return choiceLabel(t, key, value) ?? String(value);
+  if (typeof value === 'string') {
+    const named = WORDS[key]?.[value];
+    if (named) return word(named);
+    const presets = PRESET_NAMES[key];
+    if (presets && /^[a-z0-9-]+$/.test(value) && english.has(`settings:presets.${presets}.${value}.name`)) return t(`settings:presets.${presets}.${value}.name`);
+    return value;
+  }
+  if (Array.isArray(value)) return value.length === 0 ? word('none') : value.map((item) => (typeof item === 'object' && item !== null ? Object.values(item).join(' | ') : String(item))).join(', ');
+  return JSON.stringify(value);
+}
+
+/** An accommodation's change (`accommodations.<student id>.<setting path>`): the student and the setting's own label. */
+function accommodationLabel(path: string, t: Translate): { label: string; path: string } | undefined {
+  const match = /^accommodations\.(.+)\.(exempt|expire|exam_settings\.[a-z0-9_]+|break_settings(?:\.[a-z0-9_]+)?)$/.exec(path);
+  if (!match) return undefined;
+  const [, student = '', inner = ''] = match;
+  // The English settings catalog speaks only `settings:`; this namespace comes from the English translator then.
+  const own: Translate = t === english ? (key, values) => translator('en').t(key, values) : t;
+  const setting = inner === 'exempt' ? own('accommodations:history.exempt') : changeLabel(inner, t);
+  return { label: own('accommodations:history.change', { student, label: setting }), path: inner };
+}
+
+export function describeChange(change: SettingsChange, t: Translate = english): DescribedChange {
+  const accommodation = accommodationLabel(change.path, t);
+  if (accommodation) {
+    const before = valueInWords(accommodation.path, change.before, t);
+    const after = valueInWords(accommodation.path, change.after, t);
+    return { label: accommodation.label, before, after, text: t('settings:history.change', { label: accommodation.label, before, after }) };
+  }
+  const label = changeLabel(change.path, t);
+  const before = valueInWords(change.path, change.before, t);
+  const after = valueInWords(change.path, change.after, t);
+  return { label, before, after, text: t('settings:history.change', { label, before, after }) };
+}
+
+/** Stands for the time in a formatted line, which is then cut around it. */
+const TIME_SLOT = '\u0000';
+
+/** `me` is the viewer's pseudonymous id: their own changes read "you". */
+export function describeEntry(entry: RecordedChange, me: string, i18n: PageI18n = ENGLISH): DescribedEntry {
+  const { t } = i18n;
+  const who =
+    entry.userId === me
+      ? t('settings:history.who.you')
+      : entry.userId
+        ? t('settings:history.who.user', { id: entry.userId.slice(0, 8) })
+        : entry.source === 'import'
+          ? t('settings:history.who.import')
+          : t('settings:history.who.tool');
+  const line =
+    entry.source === 'settings'
+      ? t('settings:history.entry', { time: TIME_SLOT, who })
+      : t('settings:history.entryFrom', { time: TIME_SLOT, who, source: t(`settings:history.source.${entry.source}`) });
+  const [before = '', ...after] = line.split(TIME_SLOT);
+  return {
+    at: entry.at.toISOString(),
+    when: i18n.formatDateTime(entry.at, { dateStyle: 'medium', timeStyle: 'long', timeZone: 'UTC' }),
+    who,
+    source: entry.source,
+    byline: [before, after.join('')],
+    changes: entry.changes.map((change) => describeChange(change, t)),
+  };
+}

@@ -1,0 +1,66 @@
+import type { RequestHandler } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import type { Config } from '../config.js';
+import { AppError } from './errors.js';
+
+/**
+ * Per-client request limits on the endpoints anyone may call without a session. A client is its address as
+ * express sees it (`req.ip`: with TRUST_PROXY_HOPS set, the address the nearest trusted proxy reports; IPv6
+ * grouped by /56, one household or site). Counters live in each process's memory: with several replicas each
+ * counts for itself.
+ *
+ * How the defaults (per address and 5-minute window) were chosen: a whole exam hall starts at once from behind
+ * one campus NAT. 1,000 students starting a launch within five minutes make 1,000 login initiations and 2,000
+ * launch requests (the id_token POST and the GET with the session), more with "Try again" and new-window
+ * re-logins; 5,000 per endpoint leaves room for that, and the proctoring pages of those students fetch the
+ * hosted roster and logo a few times each (5,000). A flood from one address is cut at 5,000 login states per
+ * window, and MAX_PENDING_LOGINS bounds what many addresses together can store. Dynamic registration is an
+ * administrator's action: 30.
+ */
+export interface RateLimitRule {
+  /** Requests allowed per client and window; 0 switches the limit off. */
+  limit: number;
+  windowSeconds: number;
+}
+
+export class TooManyRequestsError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'too_many_requests', 'Too many requests', `Too many requests from your network. Please wait ${describeWait(retryAfterSeconds)} and try again.`, { retryable: true });
+  }
+}
+
+function describeWait(seconds: number): string {
+  return seconds < 90 ? `${Math.max(1, Math.ceil(seconds))} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+}
+
+/**
+ * A limiter for one endpoint (each has its own counters). Past the limit: 429 through the tool's error handler
+ * (its page, or JSON under /hosted and /api) with `Retry-After`; `RateLimit` headers on every answer.
+ */
+export function createRateLimiter(name: string, rule: RateLimitRule): RequestHandler {
+  if (rule.limit <= 0) return (_req, _res, next) => next();
+  return rateLimit({
+    windowMs: rule.windowSeconds * 1000,
+    limit: rule.limit,
+    identifier: name,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    ipv6Subnet: 56,
+    handler: (req, _res, next) => {
+      const resetTime = (req as typeof req & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+      const seconds = resetTime ? (resetTime.getTime() - Date.now()) / 1000 : rule.windowSeconds;
+      next(new TooManyRequestsError(seconds));
+    },
+  });
+}
+
+/** The tool's limiters, one per unauthenticated endpoint group, from the configuration. */
+export function createRateLimits(config: Pick<Config, 'rateLimits'>) {
+  const { windowSeconds } = config.rateLimits;
+  return {
+    login: createRateLimiter('lti-login', { limit: config.rateLimits.login, windowSeconds }),
+    launch: createRateLimiter('lti-launch', { limit: config.rateLimits.launch, windowSeconds }),
+    register: createRateLimiter('lti-register', { limit: config.rateLimits.register, windowSeconds }),
+    hosted: createRateLimiter('hosted', { limit: config.rateLimits.hosted, windowSeconds }),
+  };
+}

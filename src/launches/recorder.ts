@@ -1,0 +1,57 @@
+import { toAppError } from '../http/error-handler.js';
+import { AppError, errorLogFields, markLogged } from '../http/errors.js';
+import type { Logger } from '../logger.js';
+import { recordLaunch } from '../metrics.js';
+import { ProctoringError } from '../proctoring/errors.js';
+import type { LaunchLog, LaunchRecord } from './log.js';
+import { type LaunchEndpoint, type LaunchOutcome, type LaunchSession } from './service.js';
+
+export interface LaunchTrace {
+  endpoint?: LaunchEndpoint;
+  examId?: string;
+}
+
+export type RecordLaunchStep = <T extends LaunchOutcome>(session: LaunchSession, trace: LaunchTrace, work: (trace: LaunchTrace) => Promise<T>) => Promise<T>;
+
+/**
+ * Runs one launch step and records it, whatever happens: who (pseudonymous), exam, role, endpoint, outcome,
+ * duration — in the launch log, the metrics and one log line (with the incident and cause of a failure).
+ */
+export function createLaunchRecorder(deps: { log: LaunchLog; logger: Logger }): RecordLaunchStep {
+  const line = (entry: LaunchRecord, failure?: AppError) => {
+    const fields = { launch: { endpoint: entry.endpoint, outcome: entry.outcome, examId: entry.examId, issuer: entry.issuer, contextId: entry.contextId, userId: entry.userId, role: entry.role, durationMs: Math.round(entry.durationMs) } };
+    if (!failure) deps.logger.info(fields, `launch ${entry.outcome}`);
+    else deps.logger[failure.status >= 500 ? 'error' : 'info']({ ...fields, ...errorLogFields(markLogged(failure)) }, `launch ${entry.outcome}: ${failure.code}`);
+  };
+  const keep = async (entry: LaunchRecord, started: number) => {
+    await deps.log.record(entry).catch((error: unknown) => deps.logger.error({ err: error }, 'could not record launch'));
+    recordLaunch(entry.endpoint, entry.outcome, started);
+  };
+
+  return async (session, trace, work) => {
+    const started = performance.now();
+    const base = { issuer: session.launch.issuer, contextId: session.launch.context?.id, userId: session.userId, role: session.decision.kind };
+    try {
+      const outcome = await work(trace);
+      const entry: LaunchRecord = { ...base, examId: trace.examId, endpoint: trace.endpoint, outcome: outcome.kind === 'redirect' ? 'redirected' : 'shown', durationMs: performance.now() - started };
+      await keep(entry, started);
+      line(entry);
+      return outcome;
+    } catch (error) {
+      // A proctoring failure becomes its HTTP answer here already: the launch record names its code and incident.
+      const appError = error instanceof ProctoringError ? toAppError(error) : error;
+      const entry: LaunchRecord = {
+        ...base,
+        examId: trace.examId,
+        endpoint: trace.endpoint,
+        outcome: error instanceof ProctoringError ? 'upstream_error' : 'refused',
+        errorCode: appError instanceof AppError ? appError.code : 'internal',
+        incidentId: appError instanceof AppError ? appError.incidentId : undefined,
+        durationMs: performance.now() - started,
+      };
+      await keep(entry, started);
+      if (appError instanceof AppError) line(entry, appError);
+      throw appError;
+    }
+  };
+}

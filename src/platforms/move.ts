@@ -1,0 +1,246 @@
+import { clearReadCaches } from '../db/read-cache.js';
+import type { Database, Queryable } from '../db/types.js';
+import { deriveSectionId, platformKey } from '../lti/identifiers.js';
+import { isRegisteredPlatform } from '../lti/store/registered-platforms.js';
+
+/**
+ * Moving a platform: an LMS that changes its address (http → https, a new host name) or is registered again
+ * comes back with a new issuer or client id, and everything the tool keeps under the old one — exams, courses,
+ * institution settings, logo, proctoring account — would be orphaned. `movePlatform` moves all of it to the new
+ * registration in one transaction: all of it, or (on any refusal) nothing.
+ *
+ * Deployment ids usually change with a new registration too: each deployment id of the old registration maps
+ * to one of the new one — given explicitly, or the same id when the new registration has it, or the new
+ * registration's only deployment.
+ */
+export interface PlatformRef {
+  issuer: string;
+  clientId: string;
+}
+
+export interface MoveRequest {
+  from: PlatformRef;
+  to: PlatformRef;
+  /** Old deployment id → new deployment id. */
+  deployments?: Record<string, string>;
+}
+
+export interface MovePlan {
+  deployments: Record<string, string>;
+  exams: number;
+  /** Exams the new registration created on its own before the move (no settings): replaced by the originals. */
+  placeholdersReplaced: number;
+  courses: number;
+  institutionSettings: boolean;
+  logo: boolean;
+  proctoringAccount: string | undefined;
+  launchLogRows: number;
+}
+
+export class MoveRefusedError extends Error {
+  override readonly name = 'MoveRefusedError';
+  constructor(readonly problems: string[]) {
+    super(`nothing was moved:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const same = (a: PlatformRef, b: PlatformRef) => a.issuer === b.issuer && a.clientId === b.clientId;
+
+class DryRun extends Error {
+  constructor(readonly plan: MovePlan) {
+    super('dry run');
+  }
+}
+
+/**
+ * Moves everything of `from` to `to`, or throws MoveRefusedError having changed nothing. `dryRun` does the
+ * whole move and rolls it back: the plan it returns is exactly what a real move would do.
+ */
+export async function movePlatform(db: Database, request: MoveRequest, options: { pseudonymSecret: string; dryRun?: boolean }): Promise<MovePlan> {
+  try {
+    return await db.transaction(async (tx) => {
+      const plan = await moveIn(tx, request, options.pseudonymSecret);
+      if (options.dryRun) throw new DryRun(plan);
+      return plan;
+    });
+  } catch (error) {
+    if (error instanceof DryRun) return error.plan;
+    throw error;
+  } finally {
+    // The move rewrote settings, logos and account assignments with SQL: the stores' short-lived reads go.
+    clearReadCaches(db);
+  }
+}
+
+async function moveIn(tx: Queryable, { from, to, deployments: given = {} }: MoveRequest, secret: string): Promise<MovePlan> {
+  const problems: string[] = [];
+  if (same(from, to)) throw new MoveRefusedError(['the old and the new registration are the same']);
+  if (!(await isRegisteredPlatform(tx, to.issuer, to.clientId))) {
+    problems.push(`the new registration ${to.issuer} (client id ${to.clientId}) is not registered: register it first (platform add, or dynamic registration)`);
+  }
+
+  const { old: oldDeployments, new: newDeployments } = await moveDeployments(tx, from, to);
+  const mapping: Record<string, string> = {};
+  for (const [old, next] of Object.entries(given)) {
+    if (!oldDeployments.includes(old)) problems.push(`the old registration has no deployment id '${old}' (it has: ${oldDeployments.join(', ') || 'none'})`);
+    if (!newDeployments.includes(next)) problems.push(`the new registration has no deployment id '${next}': add it to the new registration first (it has: ${newDeployments.join(', ') || 'none'})`);
+  }
+  for (const old of oldDeployments) {
+    const next = given[old] ?? (newDeployments.includes(old) ? old : newDeployments.length === 1 ? newDeployments[0] : undefined);
+    if (next === undefined) {
+      problems.push(`say which deployment of the new registration takes the old deployment '${old}' (e.g. --deployment ${old}=NEW; the new one has: ${newDeployments.join(', ') || 'none'})`);
+    } else {
+      mapping[old] = next;
+    }
+  }
+
+  // Exams the new registration already has under the same key: placeholders (never configured) give way,
+  // configured ones are a conflict the administrator must resolve first.
+  const collisions = await tx.query<{ id: string; title: string; configured: boolean; context_id: string; resource_link_id: string; old_deployment: string }>(
+    `SELECT n.id, n.title, n.settings IS NOT NULL AS configured, n.context_id, n.resource_link_id, o.deployment_id AS old_deployment
+     FROM exams o JOIN exams n ON n.issuer = $3 AND n.client_id = $4 AND n.context_id = o.context_id AND n.resource_link_id = o.resource_link_id
+       AND n.deployment_id = ($5::jsonb ->> o.deployment_id)
+     WHERE o.issuer = $1 AND o.client_id = $2`,
+    [from.issuer, from.clientId, to.issuer, to.clientId, JSON.stringify(mapping)],
+  );
+  for (const exam of collisions.rows.filter((row) => row.configured)) {
+    problems.push(`the new registration already has a configured exam "${exam.title}" (${exam.id}) for course ${exam.context_id}, link ${exam.resource_link_id}: export it and delete it first, or keep the old one`);
+  }
+  if (problems.length > 0) throw new MoveRefusedError(problems);
+
+  const placeholders = collisions.rows.map((row) => row.id);
+  if (placeholders.length > 0) await tx.query('DELETE FROM exams WHERE id = ANY($1::uuid[])', [placeholders]);
+  const mappingJson = JSON.stringify(mapping);
+
+  const exams = await tx.query<{ id: string }>(
+    `UPDATE exams SET issuer = $3, client_id = $4, deployment_id = $5::jsonb ->> deployment_id, updated_at = now()
+     WHERE issuer = $1 AND client_id = $2 RETURNING id`,
+    [from.issuer, from.clientId, to.issuer, to.clientId, mappingJson],
+  );
+  const examIds = exams.rows.map((row) => row.id);
+  const launchLog = from.issuer === to.issuer ? { rowCount: 0 } : await tx.query('UPDATE launch_log SET issuer = $2 WHERE issuer = $1 AND exam_id = ANY($3::uuid[])', [from.issuer, to.issuer, examIds]);
+
+  const courses = await moveContexts(tx, from, to, mapping, secret);
+
+  const settings = await moveKeyed(
+    tx,
+    'institution_settings',
+    'DELETE FROM institution_settings WHERE issuer = $1 AND client_id = $2',
+    'UPDATE institution_settings SET issuer = $3, client_id = $4, platform_key = $5, updated_at = now() WHERE issuer = $1 AND client_id = $2',
+    from,
+    to,
+  );
+  // The logo's public URL names the platform key (a hash of issuer and client id): it moves to the new key.
+  const logo = await moveKeyed(
+    tx,
+    'institution_logos',
+    'DELETE FROM institution_logos WHERE issuer = $1 AND client_id = $2',
+    'UPDATE institution_logos SET issuer = $3, client_id = $4, platform_key = $5, updated_at = now() WHERE issuer = $1 AND client_id = $2',
+    from,
+    to,
+  );
+  const account = await tx.query<{ account_id: string }>('SELECT account_id FROM platform_proctoring_accounts WHERE issuer = $1 AND client_id = $2', [from.issuer, from.clientId]);
+  if (account.rows[0]) {
+    await tx.query('DELETE FROM platform_proctoring_accounts WHERE issuer = $1 AND client_id = $2', [to.issuer, to.clientId]);
+    await tx.query('UPDATE platform_proctoring_accounts SET issuer = $3, client_id = $4, updated_at = now() WHERE issuer = $1 AND client_id = $2', [from.issuer, from.clientId, to.issuer, to.clientId]);
+  }
+  await moveRolesSeen(tx, from, to);
+
+  return {
+    deployments: mapping,
+    exams: examIds.length,
+    placeholdersReplaced: placeholders.length,
+    courses,
+    institutionSettings: settings,
+    logo,
+    proctoringAccount: account.rows[0]?.account_id,
+    launchLogRows: launchLog.rowCount,
+  };
+}
+
+/** The deployment ids a move maps: those the old registration's exams and courses use, and the new registration's. */
+export async function moveDeployments(db: Queryable, from: PlatformRef, to: PlatformRef): Promise<{ old: string[]; new: string[] }> {
+  return {
+    old: await distinct(
+      db,
+      `SELECT deployment_id FROM exams WHERE issuer = $1 AND client_id = $2
+       UNION SELECT deployment_id FROM lti_contexts WHERE issuer = $1 AND client_id = $2
+       UNION SELECT deployment_id FROM lti_deployments WHERE issuer = $1 AND client_id = $2`,
+      from,
+    ),
+    new: await distinct(db, 'SELECT deployment_id FROM lti_deployments WHERE issuer = $1 AND client_id = $2', to),
+  };
+}
+
+/** The audit entry of a move (console and CLI alike): counts and the deployment mapping, old → new. */
+export function moveAuditEntry(from: PlatformRef, to: PlatformRef, plan: MovePlan) {
+  return {
+    action: 'platform.move',
+    target: `${from.issuer} (client id ${from.clientId}) → ${to.issuer} (client id ${to.clientId})`,
+    changes: [
+      { field: 'issuer', old: from.issuer, new: to.issuer },
+      { field: 'clientId', old: from.clientId, new: to.clientId },
+      { field: 'exams', new: String(plan.exams) },
+      { field: 'courses', new: String(plan.courses) },
+      { field: 'deployments', new: JSON.stringify(plan.deployments) },
+    ],
+  };
+}
+
+async function distinct(tx: Queryable, sql: string, platform: PlatformRef): Promise<string[]> {
+  const { rows } = await tx.query<{ deployment_id: string }>(sql, [platform.issuer, platform.clientId]);
+  return [...new Set(rows.map((row) => row.deployment_id))].sort();
+}
+
+/** Moves a platform's one row of `table`, replacing the new registration's; false when the old one had none. */
+async function moveKeyed(tx: Queryable, table: string, deleteSql: string, updateSql: string, from: PlatformRef, to: PlatformRef): Promise<boolean> {
+  const has = await tx.query(`SELECT 1 FROM ${table} WHERE issuer = $1 AND client_id = $2`, [from.issuer, from.clientId]);
+  if (has.rowCount === 0) return false;
+  await tx.query(deleteSql, [to.issuer, to.clientId]);
+  await tx.query(updateSql, [from.issuer, from.clientId, to.issuer, to.clientId, platformKey(to.issuer, to.clientId)]);
+  return true;
+}
+
+/**
+ * Courses: the section_id of a course is derived from issuer and deployment id, so it is derived again. A course
+ * the new registration has already seen keeps its newer row (and roster state); the old row goes.
+ */
+async function moveContexts(tx: Queryable, from: PlatformRef, to: PlatformRef, mapping: Record<string, string>, secret: string): Promise<number> {
+  const { rows } = await tx.query<{ section_id: string; deployment_id: string; context_id: string }>(
+    'SELECT section_id, deployment_id, context_id FROM lti_contexts WHERE issuer = $1 AND client_id = $2 FOR UPDATE',
+    [from.issuer, from.clientId],
+  );
+  for (const row of rows) {
+    const deploymentId = mapping[row.deployment_id] ?? row.deployment_id;
+    const sectionId = deriveSectionId(secret, to.issuer, deploymentId, row.context_id);
+    const taken = await tx.query(
+      'SELECT 1 FROM lti_contexts WHERE section_id = $1 OR (issuer = $2 AND client_id = $3 AND deployment_id = $4 AND context_id = $5)',
+      [sectionId, to.issuer, to.clientId, deploymentId, row.context_id],
+    );
+    if (taken.rowCount > 0) {
+      await tx.query('DELETE FROM lti_contexts WHERE section_id = $1', [row.section_id]);
+      continue;
+    }
+    await tx.query('UPDATE lti_contexts SET section_id = $2, issuer = $3, client_id = $4, deployment_id = $5 WHERE section_id = $1', [
+      row.section_id,
+      sectionId,
+      to.issuer,
+      to.clientId,
+      deploymentId,
+    ]);
+  }
+  return rows.length;
+}
+
+/** The LMS roles a platform has sent (to choose proctor roles from), where the admin console records them. */
+async function moveRolesSeen(tx: Queryable, from: PlatformRef, to: PlatformRef): Promise<void> {
+  const exists = await tx.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'lti_platform_activity' AND table_schema = current_schema()");
+  if (exists.rowCount === 0) return;
+  await tx.query(
+    `INSERT INTO lti_platform_activity (issuer, client_id, role, first_at, last_at)
+     SELECT $3, $4, role, first_at, last_at FROM lti_platform_activity WHERE issuer = $1 AND client_id = $2
+     ON CONFLICT (issuer, client_id, role) DO NOTHING`,
+    [from.issuer, from.clientId, to.issuer, to.clientId],
+  );
+  await tx.query('DELETE FROM lti_platform_activity WHERE issuer = $1 AND client_id = $2', [from.issuer, from.clientId]);
+}

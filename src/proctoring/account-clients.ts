@@ -1,0 +1,121 @@
+import { DEFAULT_ACCOUNT_ID, type AccountId, type PlatformRef, type ProctoringAccountStore } from './accounts.js';
+import type { ProctoringCredentials } from './api-key.js';
+import type { Region } from '../config.js';
+import { createProctoringClient, type ProctoringClient } from './client.js';
+import { ProctoringError } from './errors.js';
+
+export interface AccountClients {
+  /** The client of the account the platform uses (its own, or the environment's default). */
+  forPlatform(platform: PlatformRef): Promise<ProctoringClient>;
+  /** The client of one account; `default` is the environment's. Throws when there is no such account. */
+  forAccount(accountId: AccountId): Promise<ProctoringClient>;
+  /** Calls the service as the account and says in words whether, and why not, it works. */
+  testConnection(accountId: AccountId): Promise<ConnectionTestResult>;
+  close(): Promise<void>;
+}
+
+export interface ConnectionTestResult {
+  ok: boolean;
+  accountId: AccountId;
+  baseUrl: string;
+  /** A stable code: 'ok', or the client's error code (account_inactive, wrong_region, invalid_api_key, …). */
+  code: string;
+  /** For the administrator: what happened and what to do. */
+  message: string;
+}
+
+export interface AccountClientsOptions {
+  accounts: Pick<ProctoringAccountStore, 'accountOf' | 'target'>;
+  /** The environment's account (PROCTORING_* or the sandbox's); undefined where there is none (the CLI in sandbox mode). */
+  defaultTarget: { baseUrl: string; region?: Region; credentials: ProctoringCredentials } | undefined;
+  timeoutMs: number;
+  userAgent: string;
+  /** Builds a client; tests may count them. */
+  createClient?: typeof createProctoringClient;
+}
+
+/**
+ * One proctoring client per account, kept while the account is unchanged. Each lookup reads the account's
+ * version (its `updated_at`) from the database, so a change saved by the console, the CLI or another replica
+ * replaces the client at the next launch; the replaced client is closed after a grace period for calls in flight.
+ */
+export function createAccountClients(options: AccountClientsOptions): AccountClients {
+  const create = options.createClient ?? createProctoringClient;
+  const build = (target: { baseUrl: string; region?: Region; credentials: ProctoringCredentials }) =>
+    create({ baseUrl: target.baseUrl, region: target.region, credentials: target.credentials, timeoutMs: options.timeoutMs, userAgent: options.userAgent });
+  const defaultClient = options.defaultTarget ? build(options.defaultTarget) : undefined;
+  const cache = new Map<AccountId, { version: number; client: Promise<ProctoringClient> }>();
+  const retiring = new Set<ProctoringClient>();
+
+  function retire(client: ProctoringClient): void {
+    retiring.add(client);
+    const timer = setTimeout(() => {
+      retiring.delete(client);
+      void client.close().catch(() => undefined);
+    }, options.timeoutMs + 1000);
+    timer.unref();
+  }
+
+  async function clientOf(accountId: AccountId, version: number): Promise<ProctoringClient> {
+    if (accountId === DEFAULT_ACCOUNT_ID) {
+      if (!defaultClient) throw new Error("the environment's default account is the built-in emulator (sandbox mode), which runs inside the tool: start the tool and run the command again");
+      return defaultClient;
+    }
+    const cached = cache.get(accountId);
+    if (cached && cached.version === version) return cached.client;
+    const client = (async () => {
+      const target = await options.accounts.target(accountId);
+      if (!target) throw new Error(`proctoring account '${accountId}' no longer exists`);
+      return build(target);
+    })();
+    cache.set(accountId, { version, client });
+    client.catch(() => cache.get(accountId)?.client === client && cache.delete(accountId));
+    if (cached) void cached.client.then(retire, () => undefined);
+    return client;
+  }
+
+  async function versionOf(accountId: AccountId): Promise<number> {
+    if (accountId === DEFAULT_ACCOUNT_ID) return 0;
+    const target = await options.accounts.target(accountId);
+    if (!target) throw new Error(`there is no proctoring account '${accountId}'`);
+    return target.version;
+  }
+
+  return {
+    async forPlatform(platform) {
+      const { accountId, version } = await options.accounts.accountOf(platform);
+      return clientOf(accountId, version);
+    },
+    async forAccount(accountId) {
+      return clientOf(accountId, await versionOf(accountId));
+    },
+    async testConnection(accountId) {
+      const target = accountId === DEFAULT_ACCOUNT_ID ? options.defaultTarget : await options.accounts.target(accountId);
+      if (!target) throw new Error(`there is no proctoring account '${accountId}'`);
+      const client = await this.forAccount(accountId);
+      try {
+        const subscriptions = await client.listWebhooks();
+        return {
+          ok: true,
+          accountId,
+          baseUrl: target.baseUrl,
+          code: 'ok',
+          message: `Connected: the proctoring service at ${new URL(target.baseUrl).host} accepted the credentials (${subscriptions.length} webhook subscription${subscriptions.length === 1 ? '' : 's'}).`,
+        };
+      } catch (error) {
+        if (!(error instanceof ProctoringError)) throw error;
+        return { ok: false, accountId, baseUrl: target.baseUrl, code: error.code, message: error.adminMessage };
+      }
+    },
+    async close() {
+      const clients = await Promise.allSettled([...cache.values()].map((entry) => entry.client));
+      cache.clear();
+      await Promise.allSettled([
+        defaultClient?.close(),
+        ...clients.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])),
+        ...[...retiring].map((client) => client.close()),
+      ]);
+      retiring.clear();
+    },
+  };
+}

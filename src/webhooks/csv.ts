@@ -1,0 +1,38 @@
+import { stringify } from 'csv-stringify/sync';
+import type { AttemptStatus } from '../exams/attempts.js';
+import { flagLabel } from './delivery.js';
+import type { AttemptResultRow } from './results.js';
+
+const OUTCOMES: Readonly<Record<AttemptStatus, string>> = { started: 'In progress', submitted: 'Submitted', ended: 'Ended without submitting' };
+
+/**
+ * Spreadsheets run a cell that starts with = + - @ (or a tab or carriage return before one) as a formula:
+ * such text gets a leading apostrophe, which shows it as text (OWASP "CSV injection").
+ */
+export function neutraliseFormula(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+const iso = (date: Date | undefined) => (date ? date.toISOString() : '');
+
+/** The exam's attempts with names, outcome, suspicion and one column per flag that occurs, as CSV (RFC 4180, UTF-8 BOM for spreadsheets). */
+export function resultsCsv(rows: readonly AttemptResultRow[]): string {
+  const flagNames = [...new Set(rows.flatMap((row) => row.result?.flags.map((flag) => flag.name) ?? []))].sort();
+  const header = ['Name', 'Pseudonymous id', 'Test student', 'Started (UTC)', 'Ended (UTC)', 'Outcome', 'Suspicion (%)', ...flagNames.map((name) => `${flagLabel(name)} (%)`), 'Submission', 'Result received (UTC)'];
+  const records = rows.map((row) => {
+    const flags = new Map(row.result?.flags.map((flag) => [flag.name, flag.percent]));
+    return [
+      row.name ?? '',
+      row.attempt.userId,
+      row.attempt.isTest ? 'yes' : 'no',
+      iso(row.attempt.startedAt),
+      iso(row.attempt.endedAt),
+      OUTCOMES[row.attempt.status],
+      row.result?.suspicion === undefined ? '' : String(row.result.suspicion),
+      ...flagNames.map((name) => (flags.has(name) ? String(flags.get(name)) : row.result ? '0' : '')),
+      row.result?.submission ?? '',
+      iso(row.result?.receivedAt),
+    ].map(neutraliseFormula);
+  });
+  return `\uFEFF${stringify([header.map(neutraliseFormula), ...records], { record_delimiter: 'windows' })}`;
+}

@@ -1,0 +1,102 @@
+import type { Attempt } from '../exams/attempts.js';
+import { flagLabel, submissionInWords } from './delivery.js';
+import type { DeliveryRecord } from './store.js';
+
+export type ResultsSort = 'recent' | 'suspicion';
+export const MIN_SUSPICION_CHOICES = [25, 50, 75] as const;
+
+export interface ResultsQuery {
+  sort: ResultsSort;
+  /** Only attempts with a result at least this suspicious. */
+  minSuspicion?: number;
+}
+
+export const DEFAULT_RESULTS_QUERY: ResultsQuery = { sort: 'recent' };
+
+/** Reads `sort` and `min` from a query string, ignoring anything unexpected. */
+export function resultsQueryOf(query: Record<string, unknown>): ResultsQuery {
+  const sort: ResultsSort = query.sort === 'suspicion' ? 'suspicion' : 'recent';
+  const min = Number(query.min);
+  return { sort, minSuspicion: (MIN_SUSPICION_CHOICES as readonly number[]).includes(min) ? min : undefined };
+}
+
+export interface FlagView {
+  name: string;
+  label: string;
+  percent: number;
+}
+
+export interface ResultView {
+  suspicion?: number;
+  /** Non-zero flags, highest first. */
+  flags: FlagView[];
+  submission?: string;
+  submissionDescription?: string;
+  submittedAt?: Date;
+  receivedAt: Date;
+  problems: string[];
+  /** How many results arrived for the attempt (recalculations); the newest is shown. */
+  count: number;
+}
+
+export interface AttemptResultRow {
+  attempt: Attempt;
+  /** From the course roster when the page is built; never stored. */
+  name?: string;
+  result?: ResultView;
+}
+
+/** Whether names could be shown, and if not, why (for the page). */
+export type NamesStatus = { ok: true } | { ok: false; reason: string };
+
+export interface ExamResults {
+  rows: AttemptResultRow[];
+  query: ResultsQuery;
+  names: NamesStatus;
+  totals: { attempts: number; withResult: number; shown: number };
+}
+
+function resultView(deliveries: DeliveryRecord[]): ResultView | undefined {
+  const latest = deliveries[0];
+  if (!latest) return undefined;
+  return {
+    suspicion: latest.suspicion,
+    flags: Object.entries(latest.flags)
+      .filter(([, percent]) => percent > 0)
+      .map(([name, percent]) => ({ name, label: flagLabel(name), percent }))
+      .sort((a, b) => b.percent - a.percent || a.label.localeCompare(b.label)),
+    submission: submissionInWords(latest.submissionCode, latest.submissionMessage),
+    submissionDescription: latest.submissionDescription,
+    submittedAt: latest.submittedAt,
+    receivedAt: latest.receivedAt,
+    problems: latest.problems,
+    count: deliveries.length,
+  };
+}
+
+/**
+ * Each attempt with its newest result (deliveries come newest first: by submission time, then arrival)
+ * and the candidate's name, sorted and filtered as asked.
+ */
+export function buildExamResults(attempts: readonly Attempt[], deliveries: readonly DeliveryRecord[], names: ReadonlyMap<string, string> | undefined, namesStatus: NamesStatus, query: ResultsQuery): ExamResults {
+  const byAttempt = new Map<string, DeliveryRecord[]>();
+  for (const delivery of deliveries) {
+    if (!delivery.attemptId) continue;
+    const list = byAttempt.get(delivery.attemptId) ?? [];
+    list.push(delivery);
+    byAttempt.set(delivery.attemptId, list);
+  }
+  const all: AttemptResultRow[] = attempts.map((attempt) => ({
+    attempt,
+    name: names?.get(attempt.userId) || undefined,
+    result: resultView(byAttempt.get(attempt.id) ?? []),
+  }));
+  const min = query.minSuspicion;
+  const shown = min === undefined ? all : all.filter((row) => (row.result?.suspicion ?? -1) >= min);
+  const rows = [...shown].sort((a, b) =>
+    query.sort === 'suspicion'
+      ? (b.result?.suspicion ?? -1) - (a.result?.suspicion ?? -1) || b.attempt.startedAt.getTime() - a.attempt.startedAt.getTime()
+      : b.attempt.startedAt.getTime() - a.attempt.startedAt.getTime(),
+  );
+  return { rows, query, names: namesStatus, totals: { attempts: all.length, withResult: all.filter((row) => row.result).length, shown: rows.length } };
+}

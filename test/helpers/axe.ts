@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[]; failureSummary?: string }>;
+}
+
+/**
+ * Runs axe-core (WCAG 2.0/2.1 A and AA rules) in the page. Injected through the DevTools protocol, which
+ * the pages' CSP (script-src 'self') does not apply to.
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+  });
+}
+
+export function describeViolations(violations: AxeViolation[]): string {
+  return violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n  ${v.nodes.map((n) => n.target.join(' ')).join('\n  ')}`).join('\n');
+}
+
+/** How far the page scrolls sideways (0 or less: it fits the viewport's width). */
+export function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/**
+ * Pages as the tool answered them, each served at the tool's origin (so its stylesheet loads), checked with axe
+ * and for sideways overflow on a desktop (1,280 px) and a phone (390 px).
+ */
+export async function assertAnsweredPagesAccessible(page: Page, baseUrl: string, pages: ReadonlyArray<readonly [name: string, html: string]>): Promise<void> {
+  for (const [name, html] of pages) {
+    const at = `${baseUrl}/__answered-${name}`;
+    await page.route(at, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.goto(at, { timeout: 15_000 });
+      const violations = await axeViolations(page);
+      assert.deepEqual(violations, [], `${name} at ${width}px:\n${describeViolations(violations)}`);
+      const overflow = await horizontalOverflow(page);
+      assert.ok(overflow <= 0, `${name} at ${width}px overflows by ${overflow}px`);
+    }
+  }
+}

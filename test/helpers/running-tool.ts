@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { openDatabase } from '../../src/db/index.js';
+import { tempDataDir } from './cli.js';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunningTool {
+  baseUrl: string;
+  /**
+   * Runs `proctor-lti …` as an administrator would, with the tool's environment; `input` is its standard input.
+   * Asynchronous, so that servers of the test process (a second emulator) keep answering meanwhile.
+   */
+  cli(args: readonly string[], input?: string): Promise<CliResult>;
+  stop(): Promise<void>;
+}
+
+function run(env: Record<string, string>, args: readonly string[], input: string): Promise<CliResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/**
+ * The tool started as `npm start` does (sandbox mode: demo LMS and emulator) in its own process, on the embedded
+ * database of a fresh DATA_DIR, or on a throwaway schema of DATABASE_URL (with SANDBOX=1). On the embedded
+ * database the CLI's commands are carried out by the running tool; on PostgreSQL by the CLI itself.
+ */
+export async function startRunningTool(prefix: string): Promise<RunningTool> {
+  const data = tempDataDir(prefix);
+  const schema = `${prefix.replace(/\W/g, '_')}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const port = await freePort();
+  const baseUrl = `http://localhost:${port}`;
+  const env = {
+    PATH: process.env.PATH ?? '',
+    DATA_DIR: data.dir,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema, SANDBOX: '1' } : {}),
+  };
+  let output = '';
+  const tool: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  tool.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  tool.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const stop = async () => {
+    if (tool.exitCode === null) {
+      const exited = new Promise((resolve) => tool.once('exit', resolve));
+      tool.kill('SIGTERM');
+      await exited;
+    }
+    if (process.env.DATABASE_URL) {
+      const db = await openDatabase({ url: process.env.DATABASE_URL, dataDir: 'memory' });
+      await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => db.close());
+    }
+    data.remove();
+  };
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (tool.exitCode !== null) {
+      await stop();
+      assert.fail(`the tool ended: ${output}`);
+    }
+    if (/proctor-lti is running|"msg":"proctor-lti started"/.test(output)) {
+      const ready = await fetch(`${baseUrl}/readyz`).catch(() => undefined);
+      if (ready?.ok) break;
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      assert.fail(`the tool did not start: ${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    baseUrl,
+    cli: (args, input = '') => run(env, args, input),
+    stop,
+  };
+}
