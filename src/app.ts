@@ -37,6 +37,7 @@ import { createRefusedRegistrations } from './lti/refused-registrations.js';
 import { createRegistrationLinks } from './lti/registration-links.js';
 import { createLtiRoutes } from './lti/routes.js';
 import type { Logger } from './logger.js';
+import { watchChanges } from './db/change-notices.js';
 import { deriveExamTag, deriveSectionId } from './lti/identifiers.js';
 import { createAccountClients, type AccountClients } from './proctoring/account-clients.js';
 import { createAccountStore, type ProctoringAccountStore } from './proctoring/accounts.js';
@@ -104,6 +105,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const encryptionKeys = [deps.encryptionKey, ...(deps.olderEncryptionKeys ?? [])];
   const baseUrl = toolUrl(config, '');
   const secret = await installationSecret(db, 'pseudonyms');
+  // Changes other processes make to platforms, accounts and settings reach this process's caches at once.
+  const stopWatchingChanges = watchChanges(db, logger);
   const handleError = errorHandler(logger);
   const lti = await createConfiguredLtiAdapter({ config, db, logger, encryptionKeys, fail: (error, req, res) => handleError(error, req, res, () => undefined) });
   const exams = createExamStore(db);
@@ -164,6 +167,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     webhooks: proctoring.webhooks,
     afterListen: () => (sandbox ? subscribeAtEmulator(proctoring.webhooks, logger) : Promise.resolve()),
     async close() {
+      await stopWatchingChanges();
       await proctoring.accountClients.close();
       await lti.close();
     },

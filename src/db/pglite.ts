@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite, type Results } from '@electric-sql/pglite';
 import { quoteSchema } from './postgres.js';
-import type { Database, Queryable, QueryResult } from './types.js';
+import type { Database, NoticeHandlers, Queryable, QueryResult } from './types.js';
 
 export interface PgliteOptions {
   /** A directory (created if missing) to persist in, or `'memory'` for a throwaway in-memory database. */
@@ -60,6 +60,14 @@ export async function openPglite(options: PgliteOptions): Promise<Database> {
     },
     async ping(): Promise<void> {
       await pg.query('SELECT 1');
+    },
+    listen(channel: string, handlers: NoticeHandlers): () => Promise<void> {
+      // One process, one connection: no notice can be missed, so there is never a gap.
+      const unlisten = pg.listen(channel, (payload) => handlers.onNotice(payload));
+      return async () => {
+        if (closed) return;
+        await (await unlisten.catch(() => async () => {}))();
+      };
     },
     async close(): Promise<void> {
       if (closed) return;

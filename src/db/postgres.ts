@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { watchDatabasePool } from '../metrics.js';
 import { asOutage } from './errors.js';
-import type { Database, Queryable, QueryResult } from './types.js';
+import type { Database, NoticeHandlers, Queryable, QueryResult } from './types.js';
 
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database` */
@@ -107,6 +107,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   }
 
   let closed = false;
+  const listeners = new Set<() => Promise<void>>();
   const unwatch = watchDatabasePool(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
   return {
     kind: 'postgres',
@@ -160,11 +161,99 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         throw asOutage(err);
       }
     },
+    listen(channel: string, handlers: NoticeHandlers): () => Promise<void> {
+      const stop = listenOnOwnConnection({ url: options.url, connectTimeoutMs, channel, handlers });
+      const stopOnce = async () => {
+        if (listeners.delete(stopOnce)) await stop();
+      };
+      listeners.add(stopOnce);
+      return stopOnce;
+    },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
       unwatch();
+      await Promise.all([...listeners].map((stop) => stop()));
       await pool.end();
     },
+  };
+}
+
+/** First and longest pause before the listening connection is opened again. */
+export const LISTEN_RETRY_MS = { first: 500, max: 30_000 };
+
+/**
+ * LISTEN needs a connection of its own for as long as it listens (a pooled one would be handed to queries).
+ * When that connection fails it is opened again after a growing pause, and `onGap` tells that notices sent in
+ * between were missed.
+ */
+function listenOnOwnConnection(options: { url: string; connectTimeoutMs: number; channel: string; handlers: NoticeHandlers }): () => Promise<void> {
+  if (!IDENTIFIER.test(options.channel)) throw new Error(`invalid channel name ${JSON.stringify(options.channel)}`);
+  const { handlers } = options;
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let pauseMs = LISTEN_RETRY_MS.first;
+  let connectedBefore = false;
+
+  const reconnectLater = (err: Error) => {
+    handlers.onError?.(err);
+    client?.removeAllListeners('notification');
+    client?.end().catch(() => {});
+    client = undefined;
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, pauseMs);
+    retry.unref();
+    pauseMs = Math.min(pauseMs * 2, LISTEN_RETRY_MS.max);
+  };
+
+  async function connect(): Promise<void> {
+    const next = new pg.Client({
+      connectionString: options.url,
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      application_name: 'proctor-lti (change notices)',
+      keepAlive: true,
+    });
+    client = next;
+    let failed = false;
+    // An error before or after LISTEN (server restart, network cut) ends this connection: open another later.
+    next.on('error', (err) => {
+      if (failed || client !== next) return;
+      failed = true;
+      reconnectLater(err);
+    });
+    next.on('notification', (message) => {
+      if (message.channel === options.channel) handlers.onNotice(message.payload ?? '');
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN "${options.channel}"`);
+    } catch (err) {
+      if (!failed && client === next) {
+        failed = true;
+        reconnectLater(err instanceof Error ? err : new Error(String(err)));
+      }
+      return;
+    }
+    if (stopped) {
+      await next.end().catch(() => {});
+      return;
+    }
+    pauseMs = LISTEN_RETRY_MS.first;
+    if (connectedBefore) handlers.onGap();
+    connectedBefore = true;
+  }
+
+  void connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const current = client;
+    client = undefined;
+    current?.removeAllListeners('notification');
+    await current?.end().catch(() => {});
   };
 }

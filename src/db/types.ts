@@ -14,6 +14,19 @@ export interface Database extends Queryable {
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Calls `onNotice` with the payload of each notice sent on `channel` (`pg_notify`, by any session once its
+   * transaction commits) and `onGap` when notices may have been missed (the listening connection was lost and
+   * is back). Listening starts in the background; the returned function stops it.
+   */
+  listen(channel: string, handlers: NoticeHandlers): () => Promise<void>;
   /** 'postgres' (DATABASE_URL) or 'pglite' (embedded). */
   readonly kind: 'postgres' | 'pglite';
+}
+
+export interface NoticeHandlers {
+  onNotice(payload: string): void;
+  onGap(): void;
+  /** The listening connection failed; it is opened again after a pause. */
+  onError?(err: Error): void;
 }

@@ -1,3 +1,4 @@
+import { readGeneration } from '../db/read-cache.js';
 import type { Queryable } from '../db/types.js';
 
 /** The deployment ids an LMS has told us about (CLI, dynamic registration); launches from others are refused. */
@@ -13,14 +14,15 @@ export interface DeploymentStore {
 /**
  * How long a known deployment is remembered by this process: every launch checks its deployment. Adding one
  * applies at once (unknown ones are never remembered); removing one through this store at once, through
- * another process (a replica, the CLI on PostgreSQL) within this time.
+ * another process (a replica, the CLI on PostgreSQL) when its change notice arrives (db/change-notices.ts), or
+ * within this time.
  */
 export const KNOWN_DEPLOYMENT_SECONDS = 5;
 
 export function createDeploymentStore(db: Queryable, options: { knownSeconds?: number } = {}): DeploymentStore {
   const knownMs = (options.knownSeconds ?? KNOWN_DEPLOYMENT_SECONDS) * 1000;
-  /** `issuer client deployment` (JSON) → until when it is known without asking the database. */
-  const known = new Map<string, number>();
+  /** `issuer client deployment` (JSON) → until when, and in which read generation, it is known without asking. */
+  const known = new Map<string, { until: number; generation: number }>();
   const keyOf = (issuer: string, clientId: string, deploymentId: string) => JSON.stringify([issuer, clientId, deploymentId]);
   return {
     async add(issuer, clientId, deploymentId) {
@@ -39,7 +41,9 @@ export function createDeploymentStore(db: Queryable, options: { knownSeconds?: n
     async has(issuer, clientId, deploymentId) {
       const key = keyOf(issuer, clientId, deploymentId);
       const now = Date.now();
-      if ((known.get(key) ?? 0) > now) return true;
+      const generation = readGeneration();
+      const hit = known.get(key);
+      if (hit && hit.until > now && hit.generation === generation) return true;
       const result = await db.query(
         'SELECT 1 FROM lti_deployments WHERE issuer = $1 AND client_id = $2 AND deployment_id = $3',
         [issuer, clientId, deploymentId],
@@ -47,7 +51,7 @@ export function createDeploymentStore(db: Queryable, options: { knownSeconds?: n
       if (result.rowCount === 0) return false;
       if (knownMs > 0) {
         if (known.size >= 10_000) known.clear();
-        known.set(key, now + knownMs);
+        known.set(key, { until: now + knownMs, generation });
       }
       return true;
     },

@@ -174,6 +174,7 @@ function noteOutages(db: Database): Database {
     transaction: (work) => db.transaction((tx) => work(queryable(tx))).catch((error: unknown) => Promise.reject(note(error))),
     ping: () => db.ping().catch((error: unknown) => Promise.reject(note(error))),
     close: () => db.close(),
+    listen: (channel, handlers) => db.listen(channel, handlers),
   };
 }
 

@@ -62,6 +62,7 @@ function wrap(db: Database, schema: string | undefined, close: () => Promise<voi
       return db.transaction(work);
     },
     ping: () => db.ping(),
+    listen: (channel, handlers) => db.listen(channel, handlers),
     close,
   };
 }

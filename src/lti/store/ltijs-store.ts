@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Database, Queryable } from '../../db/types.js';
+import { readGeneration } from '../../db/read-cache.js';
 
 /**
  * ltijs 5.9.9's database plugin contract, on our PostgreSQL/PGlite layer.
@@ -56,7 +57,7 @@ export interface LtijsStoreOptions {
    * How long a read of the collections ltijs reads on every launch and rarely writes (platform, platformStatus,
    * publickey, privatekey) is reused in this process; 0 (the default) reads the database every time. A write
    * through this store empties that collection's reads at once; a change made by another process (a replica,
-   * the CLI on PostgreSQL) is seen after at most this long.
+   * the CLI on PostgreSQL) as soon as its change notice arrives (db/change-notices.ts), or after at most this long.
    */
   cacheSeconds?: number;
 }
@@ -84,7 +85,7 @@ export class LtijsStore {
   readonly #olderKeys: readonly string[];
   readonly #cacheMs: number;
   /** Per cached collection: the rows each query read, and when they stop being reused. */
-  readonly #reads = new Map<LtijsCollection, Map<string, { rows: Promise<StoredRow[]>; until: number }>>();
+  readonly #reads = new Map<LtijsCollection, Map<string, { rows: Promise<StoredRow[]>; until: number; generation: number }>>();
   #deployed = false;
 
   constructor(db: Database, options: LtijsStoreOptions = {}) {
@@ -287,15 +288,16 @@ export class LtijsStore {
     const load = async () =>
       (await this.#db.query<StoredRow>(`SELECT doc, created_at FROM ${TABLE} WHERE collection = $1 AND ${LIVE} AND ${where} ORDER BY id`, params)).rows;
     if (this.#cacheMs === 0 || !CACHED_COLLECTIONS.has(name)) return load();
-    const reads = this.#reads.get(name) ?? new Map<string, { rows: Promise<StoredRow[]>; until: number }>();
+    const reads = this.#reads.get(name) ?? new Map<string, { rows: Promise<StoredRow[]>; until: number; generation: number }>();
     this.#reads.set(name, reads);
     const key = canonicalJson(query ?? {});
     const now = Date.now();
     const cached = reads.get(key);
-    if (cached && cached.until > now) return cached.rows;
+    const generation = readGeneration();
+    if (cached && cached.until > now && cached.generation === generation) return cached.rows;
     // Concurrent launches share one read; a failed read is not kept.
     const rows = load();
-    const entry = { rows, until: now + this.#cacheMs };
+    const entry = { rows, until: now + this.#cacheMs, generation };
     reads.set(key, entry);
     rows.catch(() => {
       if (reads.get(key) === entry) reads.delete(key);
