@@ -568,6 +568,12 @@
     byId('history-empty').hidden = entries.length > 0;
   }
 
+  // Opening and closing times as typed (wall clock) with their time zone; the server turns them into instants.
+  function availabilityFromForm() {
+    const time = (key) => byId('f-availability-' + key).value || null;
+    return { opens_at: time('opens_at'), closes_at: time('closes_at'), time_zone: byId('f-availability-time_zone').value, practice: byId('f-availability-practice').checked };
+  }
+
   const saveStatus = byId('save-status');
   const saveButton = byId('save');
 
@@ -578,7 +584,7 @@
     refreshPrerequisites(lastSwitched);
     // Broken prerequisites are already shown beside their settings; the server refuses them with the same
     // rules, together with every other wrong field, so one refused save marks all of them at once.
-    const body = { settings: documentFromForm(), status: readValue('status') };
+    const body = { settings: documentFromForm(), status: readValue('status'), availability: availabilityFromForm() };
     saveButton.disabled = true;
     announce(saveStatus, say('saving'));
     let response;

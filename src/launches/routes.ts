@@ -6,7 +6,7 @@ import { respondWithProctoringUrl } from './respond.js';
 import { translatorOf } from '../i18n/middleware.js';
 import { isStaff, type HubAction, type HubView, type LaunchOutcome, type LaunchService, type LaunchSession } from './service.js';
 import { LAUNCH_OUTCOMES, shortId } from './summary.js';
-import { isTimeZone } from '../exams/availability.js';
+import { availabilityAt, timeZoneOf } from '../exams/availability.js';
 import { resultsCsv } from '../webhooks/csv.js';
 import { MIN_SUSPICION_CHOICES, resultsQueryOf } from '../webhooks/results.js';
 
@@ -26,14 +26,6 @@ export interface LaunchRoutesDeps {
   csrf: Csrf;
 }
 
-/**
- * The time zone of the hub's dates: the user's, when the LMS sends it as the custom parameter `timezone`
- * (Canvas and Moodle substitute `$Person.address.timezone`; see docs/i18n.md), else UTC.
- */
-export function timeZoneOf(launch: Pick<LtiLaunch, 'custom'>): string {
-  const zone = launch.custom.timezone?.trim();
-  return zone && isTimeZone(zone) ? zone : 'UTC';
-}
 
 function renderHub(req: Request, res: Response, deps: LaunchRoutesDeps, hub: HubView, launch: LtiLaunch): void {
   const ltik = deps.lti.ltikOf(res);
@@ -56,9 +48,23 @@ function renderHub(req: Request, res: Response, deps: LaunchRoutesDeps, hub: Hub
     minSuspicionChoices: MIN_SUSPICION_CHOICES,
     formatTime: (date: Date) => i18n.formatDateTime(date, { timeZone, dateStyle: 'medium', timeStyle: 'short' }),
     timeZone,
+    // In the time zone the times were entered in, named: the instructor who set them reads them back unchanged.
+    window: hubWindow(hub.exam, new Date(), (date) => {
+      const zone = hub.exam.timeZone ?? timeZone;
+      return `${i18n.formatDateTime(date, { timeZone: zone, weekday: 'long' })} (${zone.replace(/_/g, ' ')})`;
+    }),
     shortId,
     launchOutcomes: LAUNCH_OUTCOMES,
   });
+}
+
+/** The hub's line about the exam's window: when it opens, until when it is open, or since when it is closed. */
+function hubWindow(exam: { opensAt?: Date; closesAt?: Date }, now: Date, format: (date: Date) => string): { key: string; when: string } | undefined {
+  const state = availabilityAt(exam, now);
+  if (state === 'not-yet-open' && exam.opensAt) return { key: 'hub:window.notYetOpen', when: format(exam.opensAt) };
+  if (state === 'closed' && exam.closesAt) return { key: 'hub:window.closedSince', when: format(exam.closesAt) };
+  if (state === 'open' && exam.closesAt) return { key: 'hub:window.openUntil', when: format(exam.closesAt) };
+  return undefined;
 }
 
 async function respond(req: Request, res: Response, deps: LaunchRoutesDeps, session: LaunchSession, outcome: LaunchOutcome, atLaunch = false): Promise<void> {

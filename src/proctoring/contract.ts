@@ -52,6 +52,11 @@ export const RULES = [
   'post_auth_requires_pre_auth',
   'section_id_requires_roster_url',
   'exam_start_must_match_launch_url',
+  // Availability (opening and closing times, entered in a time zone).
+  'availability_time',
+  'unknown_time_zone',
+  'time_does_not_exist',
+  'closes_before_opens',
 ] as const;
 export type Rule = (typeof RULES)[number];
 

@@ -16,7 +16,7 @@ describe('in a browser: the exam settings view', () => {
   before(async () => {
     app = await startTestApp();
     // A link nobody has configured: the first instructor launch opens its settings.
-    app.tool.sandbox!.demoLms.course.links.push({ id: 'exam-browser', title: 'Browser exam' }, { id: 'exam-axe', title: 'Accessibility exam' }, { id: 'exam-keyboard', title: 'Keyboard exam' });
+    app.tool.sandbox!.demoLms.course.links.push({ id: 'exam-browser', title: 'Browser exam' }, { id: 'exam-axe', title: 'Accessibility exam' }, { id: 'exam-keyboard', title: 'Keyboard exam' }, { id: 'exam-availability', title: 'Timed exam' });
   });
   after(async () => {
     await app.close();
@@ -151,6 +151,36 @@ describe('in a browser: the exam settings view', () => {
     });
   });
 
+  it('opening and closing times: a time the clocks skip is refused beside its field, a valid window saves; no axe violations', async (t) => {
+    await withBrowser(t, async (context) => {
+      const page = await openSettingsFromLaunch(context, 'exam-availability');
+      await page.getByLabel('The quiz is in').selectOption('moodle');
+      await page.getByLabel('Quiz address').fill(QUIZ_URL);
+      await page.getByRole('button', { name: 'Fill in the pages' }).click();
+      await page.waitForFunction(() => (document.getElementById('f-launch_url') as HTMLInputElement).value.includes('view.php?id=314'));
+      await page.getByLabel('Time zone').selectOption('Europe/Berlin');
+      await page.getByLabel('Opens').fill('2027-03-28T02:30');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      const error = page.locator('#f-availability-opens_at-error');
+      await error.waitFor({ state: 'visible' });
+      assert.match(await error.textContent() ?? '', /2027-03-28 02:30 does not exist in Europe\/Berlin/);
+      assert.equal(await page.getByLabel('Opens').getAttribute('aria-invalid'), 'true');
+      const violations = await axeViolations(page);
+      assert.deepEqual(violations, [], describeViolations(violations));
+
+      await page.getByLabel('Opens').fill('2027-03-28T09:00');
+      await page.getByLabel('Closes').fill('2027-03-28T11:00');
+      await page.getByLabel('Practice exam').check();
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.waitForFunction(() => /Saved/.test(document.getElementById('save-status')?.textContent ?? ''));
+      assert.equal(await error.isHidden(), true);
+      const { rows } = await app.db.query<{ opens_at: Date; closes_at: Date; practice: boolean }>("SELECT opens_at, closes_at, practice FROM exams WHERE resource_link_id = 'exam-availability'");
+      assert.equal(new Date(rows[0]!.opens_at).toISOString(), '2027-03-28T07:00:00.000Z', '09:00 summer time in Berlin');
+      assert.equal(new Date(rows[0]!.closes_at).toISOString(), '2027-03-28T09:00:00.000Z');
+      assert.equal(rows[0]!.practice, true);
+    });
+  });
+
   it('keyboard only: focus order follows the page, choices and presets work from the keyboard, a refused save marks each wrong field', async (t) => {
     await withBrowser(t, async (context) => {
       const page = await openSettingsFromLaunch(context, 'exam-keyboard');
@@ -164,7 +194,9 @@ describe('in a browser: the exam settings view', () => {
         const step = await page.evaluate(() => {
           const state = window as unknown as { previousFocus?: Element };
           const active = document.activeElement;
-          const forward = !state.previousFocus || !active || Boolean(state.previousFocus.compareDocumentPosition(active) & Node.DOCUMENT_POSITION_FOLLOWING);
+          // Tab walks the parts of a date-time field (day, month, year, time) inside the one control.
+          const sameControl = active === state.previousFocus && active instanceof HTMLInputElement && active.type === 'datetime-local';
+          const forward = !state.previousFocus || !active || sameControl || Boolean(state.previousFocus.compareDocumentPosition(active) & Node.DOCUMENT_POSITION_FOLLOWING);
           if (active) state.previousFocus = active;
           return { id: active?.id || active?.getAttribute('data-preset') || active?.tagName || '', forward };
         });
@@ -173,7 +205,7 @@ describe('in a browser: the exam settings view', () => {
         if (step.id === 'save') break;
       }
       assert.equal(stops.at(-1), 'save', 'the save button is reached by Tab');
-      for (const id of ['f-tool-lms_preset', 'f-tool-quiz_url', 'derive-pages', 'f-launch_url', 'strict-lockdown', 'f-exam_settings-record_video', 'f-exam_settings-allowed_macos_apps', 'f-behavior_settings-frame_metrics-keystrokes', 'f-breaks_enabled', 'f-expire']) {
+      for (const id of ['f-tool-lms_preset', 'f-tool-quiz_url', 'derive-pages', 'f-launch_url', 'strict-lockdown', 'f-exam_settings-record_video', 'f-exam_settings-allowed_macos_apps', 'f-behavior_settings-frame_metrics-keystrokes', 'f-breaks_enabled', 'f-expire', 'f-availability-opens_at', 'f-availability-closes_at', 'f-availability-time_zone', 'f-availability-practice']) {
         assert.ok(stops.includes(id), `${id} is reachable by Tab`);
       }
       assert.ok(stops.indexOf('f-tool-quiz_url') < stops.indexOf('strict-lockdown') && stops.indexOf('strict-lockdown') < stops.indexOf('f-exam_settings-record_video'), 'sections in reading order');

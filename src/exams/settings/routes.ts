@@ -21,6 +21,7 @@ import { describeEntry } from './history.js';
 import { escapeHtml, htmlMessage, pageI18n } from './i18n.js';
 import { scriptMessages } from './script-messages.js';
 import { localizeViolation } from './violations.js';
+import { availabilityInput, timeZoneOf } from '../availability.js';
 import type { Translate } from '../../proctoring/labels.js';
 
 /** How many recent changes the settings page shows. */
@@ -83,6 +84,12 @@ function recognisePreset(catalog: LmsPresetCatalog, document: Partial<ExamSettin
   })?.id;
 }
 
+/** Every time zone the runtime knows (IANA names), with `current` among them even if the runtime lacks it. */
+function timeZoneChoices(current: string): string[] {
+  const known = Intl.supportedValuesOf('timeZone');
+  return known.includes(current) ? known : [current, ...known];
+}
+
 /** A derivation's answer with a refusal's sentence in the reader's language (and without the catalog key). */
 function localizedDerivation(t: Translate, result: DeriveResult): { ok: true; pages: ExamPages } | { ok: false; message: string } {
   return result.ok ? result : { ok: false, message: t(result.key, result.values) };
@@ -122,8 +129,11 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     const suggestion = exam.quizAddressCheck ? suggestQuizAddress(deps.lmsPresets, String(values['tool.lms_preset']), quizAddress, exam) : undefined;
     const suggested = suggestion?.address;
     if (suggestion) Object.assign(values, { 'tool.lms_preset': suggestion.presetId, 'tool.quiz_url': suggestion.address });
+    const availability = availabilityInput(exam, timeZoneOf(launch));
     res.set('Cache-Control', 'no-store');
     res.render('exams/settings', {
+      availability,
+      timeZones: timeZoneChoices(availability.time_zone),
       t,
       html: (key: string, values: Readonly<Record<string, string>>) => htmlMessage(t, key, values),
       escape: escapeHtml,
@@ -175,6 +185,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
       exam: { id: exam.id, title: exam.title, status: exam.status, configured: isSetUp(exam), quizAddressCheck: exam.quizAddressCheck },
       settings: exam.settings ?? exam.invalidSettings?.stored ?? initialDocument(launch.platformFamily, deps.lmsPresets),
       status: exam.status,
+      availability: availabilityInput(exam, timeZoneOf(launch)),
     });
   });
 
@@ -192,7 +203,13 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     const history = (await deps.service.history(exam.id, HISTORY_SHOWN)).map((entry) => describeEntry(entry, me, i18n));
     res
       .set('Cache-Control', 'no-store')
-      .json({ exam: { id: result.exam.id, title: result.exam.title, status: result.exam.status, configured: true }, settings: result.settings, status: result.exam.status, history });
+      .json({
+        exam: { id: result.exam.id, title: result.exam.title, status: result.exam.status, configured: true },
+        settings: result.settings,
+        status: result.exam.status,
+        availability: availabilityInput(result.exam, timeZoneOf(launch)),
+        history,
+      });
   });
 
   router.get('/api/exams/:examId/settings/history', async (req, res) => {

@@ -5,15 +5,24 @@ import { QUIZ_ADDRESS_CHECK } from '../course-copy.js';
 import { createSettingsChangeLog, type ChangeSource, type RecordedChange, type SettingsChangeLog } from './changes.js';
 import { diffSettings, readSettingsDocument, validateSettingsDocument, type ExamSettingsDocument } from './document.js';
 import { isRecord } from '../../values.js';
+import { english } from '../../proctoring/english.js';
+import { parseAvailability, recordedTime, type AvailabilityViolation, type StoredAvailability } from '../availability.js';
 import type { LmsPresetCatalog } from './presets/lms.js';
 import { applySecurityPreset, securityPreset } from './presets/security.js';
 
 export const EXAM_STATUSES: readonly ExamStatus[] = ['open', 'closed'];
 
-/** The JSON the API reads and writes: the settings document and the exam's availability. */
+/** The JSON the API reads and writes: the settings document, the exam's status and its availability window. */
 export interface SettingsPayload {
   settings: ExamSettingsDocument;
   status: ExamStatus;
+  availability?: StoredAvailability;
+}
+
+/** An availability violation with the contract's English sentence (the page shows it in the reader's language). */
+function availabilityViolation(v: AvailabilityViolation): Violation {
+  const sentence = english.has(`settings:rules.${v.rule}`) ? english(`settings:rules.${v.rule}`, v.params) : `'${v.path}' is not valid.`;
+  return { path: v.path, rule: v.rule, message: sentence, ...(v.params ? { params: v.params } : {}) };
 }
 
 export type SaveResult = { ok: true; exam: Exam; settings: ExamSettingsDocument } | { ok: false; violations: Violation[] };
@@ -31,17 +40,40 @@ export function initialDocument(platformFamily: string | undefined, lmsPresets: 
   };
 }
 
-function parsePayload(body: unknown): { settings: unknown; status: ExamStatus | undefined; violations: Violation[] } {
+function parsePayload(body: unknown): { settings: unknown; status: ExamStatus | undefined; availability?: StoredAvailability; violations: Violation[] } {
   const violations: Violation[] = [];
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { settings: undefined, status: undefined, violations: [{ path: '', rule: 'type', message: 'Send a JSON object with "settings" (and optionally "status").' }] };
+    return { settings: undefined, status: undefined, violations: [{ path: '', rule: 'type', message: 'Send a JSON object with "settings" (and optionally "status" and "availability").' }] };
   }
-  const { settings, status, ...rest } = body as Record<string, unknown>;
+  const { settings, status, availability: availabilityInput, ...rest } = body as Record<string, unknown>;
+  let availability: StoredAvailability | undefined;
+  if (availabilityInput !== undefined) {
+    const parsed = parseAvailability(availabilityInput);
+    if (parsed.ok) availability = parsed.value;
+    else violations.push(...parsed.violations.map(availabilityViolation));
+  }
   for (const key of Object.keys(rest)) violations.push({ path: key, rule: 'unknown_field', message: `'${key}' is not part of an exam's settings.` });
   if (status !== undefined && !(EXAM_STATUSES as readonly unknown[]).includes(status)) {
     violations.push({ path: 'status', rule: 'enum', message: "'Availability' must be 'open' or 'closed'." });
   }
-  return { settings, status: status as ExamStatus | undefined, violations };
+  return { settings, status: status as ExamStatus | undefined, availability, violations };
+}
+
+interface StoredWindow {
+  opens_at: Date | null;
+  closes_at: Date | null;
+  time_zone: string | null;
+  practice: boolean;
+}
+
+/** The window's changes for the history: times as read in their time zone, so a zone change alone shows too. */
+function availabilityChanges(before: StoredWindow, after: StoredAvailability): Array<{ path: string; before: unknown; after: unknown }> {
+  const pairs: Array<[string, unknown, unknown]> = [
+    ['availability.opens_at', recordedTime(before.opens_at ?? undefined, before.time_zone ?? undefined), recordedTime(after.opensAt, after.timeZone)],
+    ['availability.closes_at', recordedTime(before.closes_at ?? undefined, before.time_zone ?? undefined), recordedTime(after.closesAt, after.timeZone)],
+    ['availability.practice', before.practice, after.practice],
+  ];
+  return pairs.filter(([, was, now]) => was !== now).map(([path, was, now]) => ({ path, before: was, after: now }));
 }
 
 export interface ExamSettingsService {
@@ -69,7 +101,10 @@ export function createExamSettingsService(deps: { db: Database; exams: ExamStore
       const settings = checked.value;
       return deps.db.transaction(async (tx) => {
         const store = createExamStore(tx);
-        const before = await tx.query<{ settings: unknown; status: ExamStatus; quiz_address_check: boolean }>('SELECT settings, status, quiz_address_check FROM exams WHERE id = $1 FOR UPDATE', [examId]);
+        const before = await tx.query<{ settings: unknown; status: ExamStatus; quiz_address_check: boolean } & StoredWindow>(
+          'SELECT settings, status, quiz_address_check, opens_at, closes_at, time_zone, practice FROM exams WHERE id = $1 FOR UPDATE',
+          [examId],
+        );
         const row = before.rows[0];
         if (!row) throw new Error(`exam ${examId} vanished while saving`);
         const status = payload.status ?? row.status;
@@ -84,6 +119,10 @@ export function createExamSettingsService(deps: { db: Database; exams: ExamStore
         if (row.quiz_address_check && settings.launch_url !== previousUrl) {
           await store.setQuizAddressCheck(examId, false);
           diff.push(quizAddressCleared);
+        }
+        if (payload.availability) {
+          await store.setAvailability(examId, payload.availability);
+          diff.push(...availabilityChanges(row, payload.availability));
         }
         await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: actor.source ?? 'settings', changes: diff });
         const exam = await store.get(examId);

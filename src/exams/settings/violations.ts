@@ -53,6 +53,6 @@ function localizedMessage(t: Translate, v: Violation): string | undefined {
     case 'unknown_field':
       return t('settings:validation.unknownField', { field: v.path });
     default:
-      return english.has(`settings:rules.${v.rule}`) ? t(`settings:rules.${v.rule}`) : undefined;
+      return english.has(`settings:rules.${v.rule}`) ? t(`settings:rules.${v.rule}`, v.params) : undefined;
   }
 }
