@@ -158,3 +158,13 @@ export function parseAvailability(input: unknown): { ok: true; value: StoredAvai
 export function recordedTime(instant: Date | undefined, timeZone: string | undefined): string | null {
   return instant ? `${wallClock(instant, timeZone ?? 'UTC').replace('T', ' ')} (${timeZone ?? 'UTC'})` : null;
 }
+
+/** The window's changes for the history: times as read in their time zone, so a zone change alone shows too. */
+export function availabilityChanges(before: StoredAvailability, after: StoredAvailability): Array<{ path: string; before: unknown; after: unknown }> {
+  const pairs: Array<[string, unknown, unknown]> = [
+    ['availability.opens_at', recordedTime(before.opensAt, before.timeZone), recordedTime(after.opensAt, after.timeZone)],
+    ['availability.closes_at', recordedTime(before.closesAt, before.timeZone), recordedTime(after.closesAt, after.timeZone)],
+    ['availability.practice', before.practice, after.practice],
+  ];
+  return pairs.filter(([, was, now]) => was !== now).map(([path, was, now]) => ({ path, before: was, after: now }));
+}

@@ -50,7 +50,10 @@ export async function resolveExamForLaunch(exams: ExamStore, key: ExamKey, title
   if (await exams.saveSettingsIfUnset(exam.id, source.settings)) {
     // The copied settings point at the original course's quiz: students wait until an instructor confirms or replaces it.
     await exams.setQuizAddressCheck(exam.id, true);
-    await options.changes?.record(exam.id, { source: 'course-copy', changes: [...diffSettings(null, source.settings), QUIZ_ADDRESS_CHECK_SET] });
+    // A practice exam stays one; its times do not travel (a copied course runs in another term).
+    const practice = source.practice ? [{ path: 'availability.practice', before: false, after: true }] : [];
+    if (source.practice) await exams.setAvailability(exam.id, { practice: true });
+    await options.changes?.record(exam.id, { source: 'course-copy', changes: [...diffSettings(null, source.settings), QUIZ_ADDRESS_CHECK_SET, ...practice] });
   }
   return (await exams.get(exam.id)) ?? exam;
 }

@@ -4,6 +4,8 @@ import { createSettingsChangeLog } from './settings/changes.js';
 import { diffSettings, readSettingsDocument, type ExamSettingsDocument } from './settings/document.js';
 import { createExamStore, type ExamStatus } from './store.js';
 import { isRecord, isUuid } from '../values.js';
+import { availabilityChanges, availabilityInput, parseAvailability, type AvailabilityInput, type StoredAvailability } from './availability.js';
+import { availabilityViolation } from './settings/service.js';
 
 /**
  * Exams as data (`npm run cli -- exam export|import`): keyed by platform issuer, client id, deployment
@@ -25,10 +27,12 @@ export interface ExportedExam {
   status: ExamStatus;
   /** null: not configured yet. A document of any version (older ones are upgraded on import). */
   settings: Record<string, unknown> | null;
+  /** When students may start it (wall-clock times in `time_zone`) and the practice flag; absent: left as it is. */
+  availability?: AvailabilityInput;
 }
 
 /** An exam of a checked file: its settings parsed and brought to the current version. */
-export type CheckedExam = Omit<ExportedExam, 'settings'> & { settings: ExamSettingsDocument | null };
+export type CheckedExam = Omit<ExportedExam, 'settings' | 'availability'> & { settings: ExamSettingsDocument | null; availability?: StoredAvailability };
 
 export interface ExamsFile {
   format: typeof EXPORT_FORMAT;
@@ -54,6 +58,7 @@ export async function exportExams(db: Database, filter: { issuer?: string; conte
       status: exam.status,
       // A stored document that no longer passes is exported as stored, so nothing is lost (import names what is wrong).
       settings: exam.settings ?? exam.invalidSettings?.stored ?? null,
+      availability: availabilityInput(exam, 'UTC'),
     })),
   };
 }
@@ -68,7 +73,7 @@ export interface ImportRefusal {
 export type ImportResult = { ok: true; created: number; updated: number } | { ok: false; refusals: ImportRefusal[]; message?: string };
 
 const KEY_FIELDS = ['issuer', 'client_id', 'deployment_id', 'context_id', 'resource_link_id'] as const;
-const EXAM_FIELDS: readonly string[] = [...KEY_FIELDS, 'id', 'title', 'status', 'settings'];
+const EXAM_FIELDS: readonly string[] = [...KEY_FIELDS, 'id', 'title', 'status', 'settings', 'availability'];
 
 function keyText(exam: Record<string, unknown>): string {
   return KEY_FIELDS.map((field) => `${field}=${typeof exam[field] === 'string' ? exam[field] : '?'}`).join(' ');
@@ -82,6 +87,7 @@ export function checkExamsFile(input: unknown): { ok: true; exams: CheckedExam[]
   const refusals: ImportRefusal[] = [];
   const seen = new Map<string, number>();
   const documents = new Map<number, ExamSettingsDocument>();
+  const windows = new Map<number, StoredAvailability>();
   input.exams.forEach((raw: unknown, index) => {
     const violations: Violation[] = [];
     if (!isRecord(raw)) {
@@ -101,6 +107,11 @@ export function checkExamsFile(input: unknown): { ok: true; exams: CheckedExam[]
       if (checked.ok) documents.set(index, checked.value);
       else violations.push(...checked.violations.map((v) => ({ ...v, path: v.path ? `settings.${v.path}` : 'settings' })));
     }
+    if (raw.availability !== undefined) {
+      const window = parseAvailability(raw.availability);
+      if (window.ok) windows.set(index, window.value);
+      else violations.push(...window.violations.map(availabilityViolation));
+    }
     const key = keyText(raw);
     const previous = seen.get(key);
     if (previous !== undefined) violations.push({ path: 'resource_link_id', rule: 'type', message: `The same exam appears twice in the file (also exam #${previous + 1}).` });
@@ -109,7 +120,7 @@ export function checkExamsFile(input: unknown): { ok: true; exams: CheckedExam[]
   });
   if (refusals.length > 0) return { ok: false, refusals };
   // Every exam passed the checks above: its fields have their exported types.
-  const exams = (input.exams as ExportedExam[]).map((exam, index): CheckedExam => ({ ...exam, settings: documents.get(index) ?? null }));
+  const exams = (input.exams as ExportedExam[]).map((exam, index): CheckedExam => ({ ...exam, settings: documents.get(index) ?? null, availability: windows.get(index) }));
   return { ok: true, exams };
 }
 
@@ -127,9 +138,11 @@ export async function importExams(db: Database, input: unknown): Promise<ImportR
       const saved = await store.upsert({ ...key, id: exam.id, title: exam.title, settings: exam.settings, status: exam.status });
       if (before) updated += 1;
       else created += 1;
+      const windowChanges = exam.availability ? availabilityChanges(before ?? { practice: false }, exam.availability) : [];
+      if (exam.availability) await store.setAvailability(saved.id, exam.availability);
       await changes.record(saved.id, {
         source: 'import',
-        changes: diffSettings({ ...(before?.settings ?? {}), status: before?.status ?? null }, { ...(exam.settings ?? {}), status: exam.status }),
+        changes: [...diffSettings({ ...(before?.settings ?? {}), status: before?.status ?? null }, { ...(exam.settings ?? {}), status: exam.status }), ...windowChanges],
       });
     }
     return { ok: true as const, created, updated };

@@ -65,6 +65,18 @@ describe('resolveExamForLaunch: deep-linked links and course copies', () => {
     assert.deepEqual(later.settings, SETTINGS);
   });
 
+  it('a copy of a practice exam is a practice exam; its opening and closing times stay behind', async () => {
+    const source = await exams.ensure(key('c1', 'practice-source'), 'Setup check');
+    await exams.saveSettings(source.id, SETTINGS);
+    await exams.setAvailability(source.id, { opensAt: new Date('2027-01-10T08:00:00Z'), closesAt: new Date('2027-01-20T08:00:00Z'), timeZone: 'Europe/Paris', practice: true });
+    const changes = createSettingsChangeLog(db);
+    const copy = await resolveExamForLaunch(exams, key('c3', 'practice-copy'), '', source.id, { changes });
+    assert.equal(copy.practice, true);
+    assert.equal(copy.opensAt, undefined);
+    assert.equal(copy.closesAt, undefined);
+    assert.ok((await changes.recent(copy.id, 1))[0]?.changes.some((c) => c.path === 'availability.practice' && c.after === true));
+  });
+
   it('never copies onto a configured exam, nor from another platform, nor a placeholder of another course', async () => {
     const configured = await exams.ensure(key('c3', 'mine'), 'Mine');
     const mine = { ...SETTINGS, exam_take: 'mine' };

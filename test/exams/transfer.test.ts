@@ -73,6 +73,31 @@ describe('exams as data: export and import', () => {
     assert.deepEqual(history[0]?.changes, [{ path: 'status', before: 'closed', after: 'open' }]);
   });
 
+  it('carries the opening and closing times in their time zone and the practice flag; a broken window refuses the file', async () => {
+    const file = sampleFile();
+    file.exams[0]!.availability = { opens_at: '2027-10-31T02:30', closes_at: '2027-11-02T17:00', time_zone: 'Europe/Berlin', practice: true };
+    const db = await migratedTestDatabase();
+    try {
+      assert.deepEqual(await importExams(db, file), { ok: true, created: 3, updated: 0 });
+      const midterm = await createExamStore(db).find({ issuer: KEY.issuer, clientId: KEY.client_id, deploymentId: KEY.deployment_id, contextId: 'course-a', resourceLinkId: 'link-1' });
+      assert.equal(midterm?.opensAt?.toISOString(), '2027-10-31T00:30:00.000Z', 'the first 02:30 of the autumn change');
+      assert.equal(midterm?.practice, true);
+      const history = await createSettingsChangeLog(db).recent(midterm!.id, 1);
+      assert.ok(history[0]?.changes.some((c) => c.path === 'availability.opens_at' && c.after === '2027-10-31 02:30 (Europe/Berlin)'));
+      const exported = await exportExams(db);
+      assert.deepEqual(exported.exams[0]?.availability, file.exams[0]!.availability);
+      assert.deepEqual(exported.exams[1]?.availability, { opens_at: null, closes_at: null, time_zone: 'UTC', practice: false });
+
+      const broken = sampleFile();
+      broken.exams[1]!.availability = { opens_at: '2027-05-04T09:00', closes_at: '2027-05-04T08:00', time_zone: 'UTC', practice: false };
+      const refused = await importExams(db, broken);
+      assert.equal(refused.ok, false);
+      assert.ok(!refused.ok && refused.refusals[0]?.violations.some((v) => v.path === 'availability.closes_at' && /after the opening/.test(v.message)));
+    } finally {
+      await db.close();
+    }
+  });
+
   it('an invalid file changes nothing and names each refused exam by key and field', async () => {
     const beforeImport = await exportExams(target);
     const file = sampleFile();

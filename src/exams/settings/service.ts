@@ -6,7 +6,7 @@ import { createSettingsChangeLog, type ChangeSource, type RecordedChange, type S
 import { diffSettings, readSettingsDocument, validateSettingsDocument, type ExamSettingsDocument } from './document.js';
 import { isRecord } from '../../values.js';
 import { english } from '../../proctoring/english.js';
-import { parseAvailability, recordedTime, type AvailabilityViolation, type StoredAvailability } from '../availability.js';
+import { availabilityChanges, parseAvailability, type AvailabilityViolation, type StoredAvailability } from '../availability.js';
 import type { LmsPresetCatalog } from './presets/lms.js';
 import { applySecurityPreset, securityPreset } from './presets/security.js';
 
@@ -20,7 +20,7 @@ export interface SettingsPayload {
 }
 
 /** An availability violation with the contract's English sentence (the page shows it in the reader's language). */
-function availabilityViolation(v: AvailabilityViolation): Violation {
+export function availabilityViolation(v: AvailabilityViolation): Violation {
   const sentence = english.has(`settings:rules.${v.rule}`) ? english(`settings:rules.${v.rule}`, v.params) : `'${v.path}' is not valid.`;
   return { path: v.path, rule: v.rule, message: sentence, ...(v.params ? { params: v.params } : {}) };
 }
@@ -66,15 +66,12 @@ interface StoredWindow {
   practice: boolean;
 }
 
-/** The window's changes for the history: times as read in their time zone, so a zone change alone shows too. */
-function availabilityChanges(before: StoredWindow, after: StoredAvailability): Array<{ path: string; before: unknown; after: unknown }> {
-  const pairs: Array<[string, unknown, unknown]> = [
-    ['availability.opens_at', recordedTime(before.opens_at ?? undefined, before.time_zone ?? undefined), recordedTime(after.opensAt, after.timeZone)],
-    ['availability.closes_at', recordedTime(before.closes_at ?? undefined, before.time_zone ?? undefined), recordedTime(after.closesAt, after.timeZone)],
-    ['availability.practice', before.practice, after.practice],
-  ];
-  return pairs.filter(([, was, now]) => was !== now).map(([path, was, now]) => ({ path, before: was, after: now }));
-}
+const windowOf = (row: StoredWindow): StoredAvailability => ({
+  opensAt: row.opens_at ? new Date(row.opens_at) : undefined,
+  closesAt: row.closes_at ? new Date(row.closes_at) : undefined,
+  timeZone: row.time_zone ?? undefined,
+  practice: row.practice,
+});
 
 export interface ExamSettingsService {
   get(examId: string): Promise<Exam | undefined>;
@@ -122,7 +119,7 @@ export function createExamSettingsService(deps: { db: Database; exams: ExamStore
         }
         if (payload.availability) {
           await store.setAvailability(examId, payload.availability);
-          diff.push(...availabilityChanges(row, payload.availability));
+          diff.push(...availabilityChanges(windowOf(row), payload.availability));
         }
         await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: actor.source ?? 'settings', changes: diff });
         const exam = await store.get(examId);
