@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Exam } from '../../src/exams/store.js';
+import { createAttemptStore } from '../../src/exams/attempts.js';
 import { localizeViolation } from '../../src/exams/settings/violations.js';
 import { translator } from '../../src/i18n/index.js';
 import type { Violation } from '../../src/proctoring/contract.js';
@@ -93,9 +94,11 @@ describe('exam availability in the settings API', () => {
     assert.match(page.text, /<input type="datetime-local" id="f-availability-opens_at" name="availability.opens_at" value="2099-01-05T09:00"/);
     assert.match(page.text, /<option value="America\/New_York" selected>America\/New York<\/option>/);
     assert.match(page.text, /id="f-availability-practice"[^>]* checked/);
+    await createAttemptStore(app.db).startOrResume({ examId: exam.id, userId: 'practising-student', isTest: false, practice: true });
     const hub = await instructor.agent.post(`/lti/hub/${exam.id}`).type('form').send({ ltik: instructor.ltik });
     assert.equal(hub.status, 200);
     assert.match(hub.text, /data-practice>Practice</);
+    assert.match(hub.text, /data-practice-attempt>Practice</, 'the practice attempt is marked');
     assert.match(hub.text, /data-window="notYetOpen">Opens Monday, January 5, 2099 at 9:00\sAM \(America\/New York\)</);
     assert.equal((await save({ opens_at: null, closes_at: null, time_zone: 'UTC', practice: false })).status, 200);
   });

@@ -7,7 +7,7 @@ import { neutraliseFormula, resultsCsv } from '../../src/webhooks/csv.js';
 import { buildExamResults, resultsQueryOf } from '../../src/webhooks/results.js';
 import type { DeliveryRecord } from '../../src/webhooks/store.js';
 
-const attempt = (id: string, userId: string, startedAt: string, isTest = false): Attempt => ({ id, examId: 'e', userId, status: 'submitted', isTest, startedAt: new Date(startedAt) });
+const attempt = (id: string, userId: string, startedAt: string, isTest = false, practice = false): Attempt => ({ id, examId: 'e', userId, status: 'submitted', isTest, practice, startedAt: new Date(startedAt) });
 const delivery = (attemptId: string, suspicion: number, flags: Record<string, number> = {}, submittedAt?: string): DeliveryRecord => ({
   id: `d-${attemptId}-${suspicion}`,
   subscriptionId: 's',
@@ -23,7 +23,7 @@ const delivery = (attemptId: string, suspicion: number, flags: Record<string, nu
 });
 
 describe('exam results', () => {
-  const attempts = [attempt('a1', 'u1', '2026-01-01T09:00:00Z'), attempt('a2', 'u2', '2026-01-01T09:30:00Z', true), attempt('a3', 'u3', '2026-01-01T08:00:00Z')];
+  const attempts = [attempt('a1', 'u1', '2026-01-01T09:00:00Z'), attempt('a2', 'u2', '2026-01-01T09:30:00Z', true), attempt('a3', 'u3', '2026-01-01T08:00:00Z', false, true)];
   // Newest first, as the store answers: a1's later recalculation (70) before its earlier one (20).
   const deliveries = [delivery('a1', 70, { unfocus: 12, speaking: 0, ai: 30 }, '2026-01-01T10:00:00Z'), delivery('a1', 20, {}, '2026-01-01T09:50:00Z'), delivery('a3', 90)];
   const names = new Map([['u1', 'Ada'], ['u3', '=HYPERLINK("http://evil")']]);
@@ -62,6 +62,7 @@ describe('exam results', () => {
     assert.equal(ada['Left the exam window (%)'], '12');
     assert.equal(ada.Submission, 'Submitted');
     assert.equal(records.find((r) => r['Pseudonymous id'] === 'u2')!['Test student'], 'yes');
+    assert.deepEqual(records.map((r) => r.Practice), ['no', 'no', 'yes'], 'practice attempts are marked');
     for (const value of ['=1+1', '+1', '-1', '@SUM(A1)', '\t=1', '\r=1']) assert.equal(neutraliseFormula(value), `'${value}`);
     assert.equal(neutraliseFormula('Ada'), 'Ada');
   });
