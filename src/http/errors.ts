@@ -47,8 +47,9 @@ export class NotFoundError extends AppError {
 }
 
 export class ForbiddenError extends AppError {
-  constructor(message: string, adminMessage?: string) {
-    super(403, 'forbidden', 'Not allowed', message, { adminMessage });
+  /** `messageKey`: the title and message in the user's language (see `AppErrorOptions.messageKey`). */
+  constructor(message: string, adminMessage?: string, messageKey?: string) {
+    super(403, 'forbidden', 'Not allowed', message, { adminMessage, messageKey });
   }
 }
 

@@ -43,4 +43,25 @@ describe('page language', () => {
     const { response } = await launch(app, { user: 'instructor', flavor: 'moodle', presentation: 'window', locale: 'tlh' }, agent);
     assert.deepEqual(htmlOf(response.text), ['fr', 'ltr']);
   });
+
+  const languages: Array<[string, string, RegExp, RegExp]> = [
+    ['de', 'ltr', /Beaufsichtigte Prüfung hinzufügen/, /Geben Sie der Prüfung einen Titel/],
+    ['ar', 'rtl', /إضافة اختبار مراقَب/, /أعطِ الاختبار عنوانًا/],
+    ['zh-Hans', 'ltr', /添加监考考试/, /请为考试填写标题/],
+  ];
+  for (const [locale, dir, heading, refusal] of languages) {
+    it(`the content picker's form and its refusals speak the launch's language (${locale})`, async () => {
+      const agent = supertest.agent(app.baseUrl);
+      const { response } = await launch(app, { user: 'instructor', kind: 'deep-linking', flavor: 'moodle', presentation: 'window', locale }, agent);
+      assert.equal(response.status, 200, response.text.slice(0, 300));
+      assert.deepEqual(htmlOf(response.text), [locale, dir]);
+      assert.match(response.text, heading);
+      assert.doesNotMatch(response.text, /Add a proctored exam|Exam title|Security preset/, 'no English left');
+      const hidden = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(response.text)?.[1] ?? '';
+      const action = /<form method="post" action="([^"]+)"/.exec(response.text)?.[1] ?? '';
+      const refused = await agent.post(action).type('form').send({ ltik: hidden('ltik'), _csrf: hidden('_csrf'), title: ' ', lms_preset: 'moodle', quiz_url: '', security_preset: 'standard' });
+      assert.equal(refused.status, 422);
+      assert.match(refused.text, refusal);
+    });
+  }
 });

@@ -17,6 +17,9 @@ import { deriveExamPages, type LmsPresetCatalog } from './presets/lms.js';
 import { SETTINGS_DOCUMENT_VERSION } from './versions.js';
 import { applySecurityPreset, securityPreset, SECURITY_PRESETS } from './presets/security.js';
 import type { SessionAccess } from './routes.js';
+import { ENGLISH, escapeHtml, htmlMessage, pageI18n } from './i18n.js';
+import { localizeViolation } from './violations.js';
+import type { Translate } from '../../proctoring/labels.js';
 
 export interface DeepLinkingDeps {
   lti: SessionAccess & { deepLinkingResponse(res: Response, items: LtiResourceLinkItem[], options?: { message?: string }): Promise<DeepLinkingResponse> };
@@ -48,20 +51,20 @@ const FORM_FIELD_OF: Record<string, keyof DeepLinkingForm> = { launch_url: 'quiz
  * From the content-picker form to the new exam's title and settings (pure). An empty quiz address
  * creates the exam unconfigured: its settings are finished in the settings view.
  */
-export function planDeepLinkedExam(form: DeepLinkingForm, derive: LmsPresetCatalog['derive'] = deriveExamPages): DeepLinkingPlan {
+export function planDeepLinkedExam(form: DeepLinkingForm, derive: LmsPresetCatalog['derive'] = deriveExamPages, t: Translate = ENGLISH.t): DeepLinkingPlan {
   const errors: Array<{ field: keyof DeepLinkingForm; message: string }> = [];
   const title = form.title.trim();
-  if (!title) errors.push({ field: 'title', message: 'Give the exam a title: students see it in the course.' });
-  if (title.length > 255) errors.push({ field: 'title', message: 'The title may be at most 255 characters long.' });
+  if (!title) errors.push({ field: 'title', message: t('deep-linking:errors.titleMissing') });
+  if (title.length > 255) errors.push({ field: 'title', message: t('deep-linking:errors.titleTooLong') });
   const security = securityPreset(form.security_preset);
-  if (!security) errors.push({ field: 'security_preset', message: 'Choose a security preset.' });
+  if (!security) errors.push({ field: 'security_preset', message: t('deep-linking:errors.presetMissing') });
   const quizUrl = form.quiz_url.trim();
   if (!quizUrl) return errors.length > 0 || !security ? { ok: false, errors } : { ok: true, title, settings: null };
 
   const derived = derive(form.lms_preset, quizUrl);
-  if (!derived.ok) errors.push({ field: 'quiz_url', message: derived.message });
+  if (!derived.ok) errors.push({ field: 'quiz_url', message: t(derived.key, derived.values) });
   if (derived.ok && (!derived.pages.exam_take || !derived.pages.exam_end)) {
-    errors.push({ field: 'lms_preset', message: 'With “Custom”, the exam pages must be written by hand: leave the quiz address empty here and fill in the pages in the exam’s settings afterwards.' });
+    errors.push({ field: 'lms_preset', message: t('deep-linking:errors.customNeedsPages') });
   }
   if (errors.length > 0 || !derived.ok || !security) return { ok: false, errors };
   const applied = applySecurityPreset(security);
@@ -74,14 +77,19 @@ export function planDeepLinkedExam(form: DeepLinkingForm, derive: LmsPresetCatal
   };
   const checked = validateSettingsDocument(document);
   if (!checked.ok) {
-    return { ok: false, errors: checked.violations.map((v: Violation) => ({ field: FORM_FIELD_OF[v.path] ?? 'quiz_url', message: v.message })) };
+    return { ok: false, errors: checked.violations.map((v: Violation) => ({ field: FORM_FIELD_OF[v.path] ?? 'quiz_url', message: localizeViolation(t, v).message })) };
   }
   return { ok: true, title, settings: checked.value };
 }
 
+/** A refusal of the deep-linking flow, in the user's language (`deep-linking:refusals.<name>`). */
+function refusal(name: string, english: string, adminMessage?: string): ForbiddenError {
+  return new ForbiddenError(english, adminMessage, `deep-linking:refusals.${name}`);
+}
+
 function canAddExams(launch: LtiLaunch, decision: RoleDecision): void {
   if (!decision.canEditSettings || !launch.context) {
-    throw new ForbiddenError('Only the instructors of a course can add proctored exams to it.', decision.reason);
+    throw refusal('notInstructor', 'Only the instructors of a course can add proctored exams to it.', decision.reason);
   }
 }
 
@@ -94,9 +102,15 @@ function canAddExams(launch: LtiLaunch, decision: RoleDecision): void {
 export function createDeepLinkingHandler(deps: DeepLinkingDeps) {
   function render(req: Request, res: Response, launch: LtiLaunch, form: DeepLinkingForm, errors: Array<{ field: string; message: string }>, status = 200): void {
     res.set('Cache-Control', 'no-store').status(status);
+    const i18n = pageI18n(res.locals);
     res.render('deep-linking/form', {
-      title: 'Add a proctored exam',
-      courseTitle: launch.context?.title ?? launch.context?.label ?? 'this course',
+      t: i18n.t,
+      html: (key: string, values: Readonly<Record<string, string>>) => htmlMessage(i18n.t, key, values),
+      escape: escapeHtml,
+      lang: i18n.locale,
+      dir: i18n.dir,
+      title: i18n.t('deep-linking:title'),
+      courseTitle: launch.context?.title ?? launch.context?.label ?? i18n.t('deep-linking:thisCourse'),
       form,
       errors,
       lmsPresets: deps.lmsPresets.offered,
@@ -110,18 +124,19 @@ export function createDeepLinkingHandler(deps: DeepLinkingDeps) {
   const router: Router = express.Router();
   router.post('/deep-linking/exams', deps.csrf.protect, async (req, res) => {
     const launch = await deps.lti.launchOf(res);
-    if (launch.messageType !== 'LtiDeepLinkingRequest') throw new ForbiddenError('Open “Add a proctored exam” from your course’s content picker.');
+    if (launch.messageType !== 'LtiDeepLinkingRequest') throw refusal('notFromPicker', 'Open “Add a proctored exam” from your course’s content picker.');
     canAddExams(launch, await deps.decide(launch));
     const body = (req.body ?? {}) as Record<string, unknown>;
     const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string).slice(0, 2000) : '');
     const form: DeepLinkingForm = { title: text('title'), lms_preset: text('lms_preset'), quiz_url: text('quiz_url'), security_preset: text('security_preset') };
-    const plan = planDeepLinkedExam(form, deps.lmsPresets.derive);
+    const i18n = pageI18n(res.locals);
+    const plan = planDeepLinkedExam(form, deps.lmsPresets.derive, i18n.t);
     if (!plan.ok) {
       render(req, res, launch, form, plan.errors, 422);
       return;
     }
     const context = launch.context;
-    if (!context) throw new ForbiddenError('This launch has no course.');
+    if (!context) throw refusal('noCourse', 'This launch has no course.');
     const exam = await deps.db.transaction(async (tx) => {
       const store = createExamStore(tx);
       const created = await store.ensure(
@@ -138,9 +153,10 @@ export function createDeepLinkingHandler(deps: DeepLinkingDeps) {
       }
       return created;
     });
-    const item = examResourceLink({ title: plan.title, text: 'Proctored exam', launchUrl: deps.launchUrl, examId: exam.id });
-    const response = await deps.lti.deepLinkingResponse(res, [item], { message: `Added the proctored exam “${plan.title}”.` });
-    res.set('Cache-Control', 'no-store').render('deep-linking/return', { title: 'Adding the exam to your course…', response, examTitle: plan.title });
+    // The link's text and the message are shown by the LMS, to the instructor, in the instructor's language.
+    const item = examResourceLink({ title: plan.title, text: i18n.t('deep-linking:linkText'), launchUrl: deps.launchUrl, examId: exam.id });
+    const response = await deps.lti.deepLinkingResponse(res, [item], { message: i18n.t('deep-linking:added', { exam: plan.title }) });
+    res.set('Cache-Control', 'no-store').render('deep-linking/return', { t: i18n.t, lang: i18n.locale, dir: i18n.dir, title: i18n.t('deep-linking:returningTitle'), response, examTitle: plan.title });
   });
 
   return {
