@@ -158,7 +158,7 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
       }
       const keys = storageKeys(state, nonce);
       res.status(200).set('Cache-Control', 'no-store').render('lti/platform-storage', {
-        title: 'Opening the proctoring tool',
+        title: translatorOf(req, res).t('cookies:title'),
         mode: 'get',
         storage: { ...storage, keys, state, nonce, timeoutMs: STORAGE_ANSWER_TIMEOUT_MS },
         action: req.baseUrl + req.path,
@@ -207,7 +207,7 @@ function storeInPlatform(req: Request, res: Response, target: string, fallback: 
       return;
     }
     res.status(200).set('Cache-Control', 'no-store').render('lti/platform-storage', {
-      title: 'Opening the proctoring tool',
+      title: translatorOf(req, res).t('cookies:title'),
       mode: 'put',
       storage: { target, platformOrigin, keys: storageKeys(state, nonce), state, nonce, timeoutMs: STORAGE_ANSWER_TIMEOUT_MS, next: authUrl.href },
       action,

@@ -42,6 +42,16 @@ describe('LTI platform storage: login and launch without the state cookie', () =
   const postIdToken = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
     supertest(app.baseUrl).post('/lti/launch').set(headers).type('form').send(fields);
 
+  it("speaks the browser's language (the login carries no locale yet)", async () => {
+    const initiation = await app.tool.sandbox!.demoLms.initiateLogin({ user: 'student', flavor: 'canvas', platformStorage: true });
+    const page = await supertest(app.baseUrl).post(new URL(initiation.url).pathname).set('Sec-Fetch-Dest', 'iframe').set('Accept-Language', 'pt-BR,pt;q=0.9').type('form').send(initiation.params);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /<html lang="pt-BR"/);
+    assert.match(page.text, /Entrando pela página do seu curso…/);
+    assert.match(page.text, /A página do seu curso não respondeu a tempo/);
+    assert.doesNotMatch(page.text, /Signing you in|Continue</);
+  });
+
   it('a framed login offered storage answers a page that stores state and nonce, then goes on to the platform', async () => {
     const { page, state, nonce } = await framedStorageLogin();
     assert.equal(page.headers['cache-control'], 'no-store');
