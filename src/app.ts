@@ -45,6 +45,9 @@ import { createSecretBox, type SecretBox } from './secrets/secret-box.js';
 import type { Sandbox } from './sandbox/index.js';
 import { DEFAULT_ACCOUNT_REF, proctoringAccounts } from './webhooks/accounts.js';
 import { createExamResults } from './webhooks/exam-results.js';
+import { createCourseNames } from './hosted/course-names.js';
+import { createAccommodationStore } from './exams/accommodations/store.js';
+import { createAccommodationRoutes } from './launches/accommodation-routes.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 
 import { USER_AGENT } from './user-agent.js';
@@ -258,13 +261,8 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
   const { config, db, logger, lti, secret, proctoring, exams, hosted, csrf, lmsPresets } = deps;
   const changes = createSettingsChangeLog(db);
   const rolePolicy = createRolePolicy(deps.institutions);
-  const examResults = createExamResults({
-    attempts: proctoring.attempts,
-    store: proctoring.webhooks.store,
-    roster: hosted.roster,
-    sectionIdOf: (exam) => deriveSectionId(secret, exam.issuer, exam.deploymentId, exam.contextId),
-    logger,
-  });
+  const names = createCourseNames({ roster: hosted.roster, sectionIdOf: (exam) => deriveSectionId(secret, exam.issuer, exam.deploymentId, exam.contextId), logger });
+  const examResults = createExamResults({ attempts: proctoring.attempts, store: proctoring.webhooks.store, names });
   const service = createLaunchService({
     exams,
     attempts: proctoring.attempts,
@@ -280,6 +278,8 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
     hasLogo: async (key) => (await hosted.logos.findByKey(key)) !== undefined,
     // Results of the webhook deliveries, with names from the same cached roster as the hosted endpoint.
     examResults,
+    accommodations: createAccommodationStore(db),
+    names,
     // Exam settings: a deep-linked link takes its exam over; a copied course gets a copy of the settings.
     resolveExam: (key, title, customExamId) => resolveExamForLaunch(exams, key, title, customExamId, { changes }),
     pseudonymSecret: secret,
@@ -292,6 +292,7 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
   // Every page of a session speaks the language the LMS launched it in.
   lti.sessionRouter.use(launchLocale(async (res) => (typeof res.locals.ltik === 'string' ? (await lti.launchOf(res)).locale : undefined)));
   lti.sessionRouter.use(createLaunchRoutes(launchRouteDeps));
+  lti.sessionRouter.use(createAccommodationRoutes(launchRouteDeps));
   lti.sessionRouter.use(createExamSettingsRoutes({ lti, decide: rolePolicy, service: createExamSettingsService({ db, exams, changes }), csrf, pseudonymSecret: secret, lmsPresets }));
   lti.sessionRouter.use(deepLinking.router);
   return { resourceLink: createLaunchHandler(launchRouteDeps), deepLinking: deepLinking.handle };

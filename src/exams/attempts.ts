@@ -11,6 +11,8 @@ export interface Attempt {
   isTest: boolean;
   /** An attempt of a practice exam (a setup check, not the real exam); read attempts always say. */
   practice?: boolean;
+  /** The student was exempted from proctoring (an accommodation) and sent straight to the quiz. */
+  exempt?: boolean;
   startedAt: Date;
   endedAt?: Date;
   /** The proctoring account of its latest launch (`default` or a per-platform account); unset before it was recorded. */
@@ -24,6 +26,7 @@ interface AttemptRow {
   status: AttemptStatus;
   is_test: boolean;
   practice?: boolean;
+  exempt?: boolean;
   started_at: Date;
   ended_at: Date | null;
   account_ref: string | null;
@@ -36,6 +39,7 @@ const toAttempt = (row: AttemptRow): Attempt => ({
   status: row.status,
   isTest: row.is_test,
   practice: row.practice === true,
+  exempt: row.exempt === true,
   startedAt: new Date(row.started_at),
   endedAt: row.ended_at ? new Date(row.ended_at) : undefined,
   accountRef: row.account_ref ?? undefined,
@@ -46,7 +50,7 @@ export interface AttemptStore {
    * The candidate's unfinished attempt (a resume keeps its id), or a new one after a finished attempt. The
    * proctoring account of this launch, when given, becomes the attempt's.
    */
-  startOrResume(input: { examId: string; userId: string; isTest: boolean; practice?: boolean; returnUrl?: string; accountRef?: string }): Promise<Attempt>;
+  startOrResume(input: { examId: string; userId: string; isTest: boolean; practice?: boolean; exempt?: boolean; returnUrl?: string; accountRef?: string }): Promise<Attempt>;
   /** Records how the attempt ended; false when it was already finished (a second click changes nothing). */
   finish(attemptId: string, outcome: 'submitted' | 'ended'): Promise<{ attempt: Attempt; returnUrl?: string } | undefined>;
   get(attemptId: string): Promise<Attempt | undefined>;
@@ -55,15 +59,16 @@ export interface AttemptStore {
 
 export function createAttemptStore(db: Database): AttemptStore {
   return {
-    async startOrResume({ examId, userId, isTest, practice = false, returnUrl, accountRef }) {
+    async startOrResume({ examId, userId, isTest, practice = false, exempt = false, returnUrl, accountRef }) {
       // The partial unique index (one 'started' attempt per exam and user) makes concurrent launches
       // of the same candidate converge on one attempt.
       const result = await db.query<AttemptRow>(
-        `INSERT INTO attempts (id, exam_id, user_id, is_test, return_url, account_ref, practice) VALUES ($1, $2, $3, $4, $5, $6, $7)
+        `INSERT INTO attempts (id, exam_id, user_id, is_test, return_url, account_ref, practice, exempt) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (exam_id, user_id) WHERE status = 'started'
-           DO UPDATE SET return_url = COALESCE(EXCLUDED.return_url, attempts.return_url), account_ref = COALESCE(EXCLUDED.account_ref, attempts.account_ref)
+           DO UPDATE SET return_url = COALESCE(EXCLUDED.return_url, attempts.return_url), account_ref = COALESCE(EXCLUDED.account_ref, attempts.account_ref),
+             exempt = EXCLUDED.exempt
          RETURNING *`,
-        [randomUUID(), examId, userId, isTest, returnUrl ?? null, accountRef ?? null, practice],
+        [randomUUID(), examId, userId, isTest, returnUrl ?? null, accountRef ?? null, practice, exempt],
       );
       const row = result.rows[0];
       if (!row) throw new Error('attempt upsert returned nothing');

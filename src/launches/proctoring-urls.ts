@@ -1,4 +1,5 @@
 import type { Exam } from '../exams/store.js';
+import type { ExamSettingsDocument } from '../exams/settings/document.js';
 import { AppError } from '../http/errors.js';
 import { deriveExamTag, deriveSectionId, platformKey } from '../lti/identifiers.js';
 import { ProctoringRequestInvalid } from '../proctoring/errors.js';
@@ -7,8 +8,15 @@ import { returnLink } from './return-links.js';
 import { isTestLaunch, noCourseError, notConfiguredError, quizAddressUncheckedError, type LaunchServiceDeps, type LaunchSession, type ProctoringLaunches } from './service.js';
 
 /** The proctoring URL of each Launch API endpoint for one session: the request built, sent, its URL returned. */
+/** What one student's session runs with: the exam's settings with their accommodation laid over them. */
+export interface CandidatePlan {
+  settings: ExamSettingsDocument;
+  exempt: boolean;
+}
+
 export interface ProctoringUrls {
-  candidate(session: LaunchSession, exam: Exam | undefined): Promise<string>;
+  /** The proctoring URL; for a student exempted from proctoring, the quiz itself (no Launch API call). */
+  candidate(session: LaunchSession, exam: Exam | undefined, plan?: CandidatePlan): Promise<string>;
   reviewer(session: LaunchSession, exam: Exam): Promise<string>;
   live(session: LaunchSession, exam: Exam): Promise<string>;
   launchpad(session: LaunchSession): Promise<string>;
@@ -35,18 +43,21 @@ export function createProctoringUrls(deps: LaunchServiceDeps): ProctoringUrls {
   }
 
   return {
-    async candidate(session, exam) {
+    async candidate(session, exam, plan) {
       // A stored document that no longer passes: the request would break the same rules, so none is sent.
       if (exam?.invalidSettings) throw new ProctoringRequestInvalid(exam.invalidSettings.violations, 'candidate_launch');
-      const settings = exam?.settings;
-      if (!exam || !settings) throw notConfiguredError();
+      if (!exam || !exam.settings) throw notConfiguredError();
+      const settings = plan?.settings ?? exam.settings;
       if (exam.quizAddressCheck) throw quizAddressUncheckedError();
       if (exam.status === 'closed') {
         throw new AppError(409, 'exam_closed', 'This exam is closed', 'This proctored exam is not open for students at the moment. Contact your instructor if you expected it to be open.', { ordinary: true, messageKey: 'common:errors.examClosed' });
       }
       const { launch, decision } = session;
       const account = deps.proctoringAccountFor ? await deps.proctoringAccountFor({ issuer: launch.issuer, clientId: launch.clientId }) : undefined;
-      const attempt = await deps.attempts.startOrResume({ examId: exam.id, userId: session.userId, isTest: isTestLaunch(launch, decision), practice: exam.practice, returnUrl: launch.returnUrl, accountRef: account?.accountRef });
+      const exempt = plan?.exempt === true;
+      const attempt = await deps.attempts.startOrResume({ examId: exam.id, userId: session.userId, isTest: isTestLaunch(launch, decision), practice: exam.practice, exempt, returnUrl: launch.returnUrl, accountRef: account?.accountRef });
+      // Exempted from proctoring: straight to the quiz, recorded on the attempt, nothing sent to the service.
+      if (exempt) return settings.launch_url;
       const ids = idsFor(session, exam);
       const key = platformKey(launch.issuer, launch.clientId);
       const request = candidateRequest(settings, {

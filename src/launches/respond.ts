@@ -20,10 +20,11 @@ export function respondWithProctoringUrl(req: Request, res: Response, launch: Pi
     return;
   }
   const { t } = translatorOf(req, res);
-  const practice = start.endpoint === 'candidate' && start.practice;
+  const candidate = start.endpoint === 'candidate' ? start : undefined;
+  const variant = candidate?.exempt ? 'Exempt' : candidate?.practice ? 'Practice' : undefined;
   res.status(200).render('launch/start', {
-    title: t(`student:start.${practice ? 'titlePractice' : TITLES[start.endpoint]}`),
-    button: t(`student:start.${practice ? 'buttonPractice' : BUTTONS[start.endpoint]}`),
+    title: t(`student:start.${variant ? `title${variant}` : TITLES[start.endpoint]}`),
+    button: t(`student:start.${variant ? `button${variant}` : BUTTONS[start.endpoint]}`),
     page: start,
     url,
   });

@@ -4,67 +4,19 @@ import type { LtiLaunch } from '../lti/claims.js';
 import type { LtiAdapter } from '../lti/provider.js';
 import { respondWithProctoringUrl } from './respond.js';
 import { translatorOf } from '../i18n/middleware.js';
-import { isStaff, type HubAction, type HubView, type LaunchOutcome, type LaunchService, type LaunchSession } from './service.js';
-import { LAUNCH_OUTCOMES, shortId } from './summary.js';
-import { availabilityAt, timeZoneOf } from '../exams/availability.js';
+import { isStaff, type HubAction, type LaunchOutcome, type LaunchService, type LaunchSession } from './service.js';
 import { resultsCsv } from '../webhooks/csv.js';
-import { MIN_SUSPICION_CHOICES, resultsQueryOf } from '../webhooks/results.js';
+import { resultsQueryOf } from '../webhooks/results.js';
 
-/** Paths under /lti (the session router). Pages are POSTed the session token as the hidden field `ltik`: never in a URL. */
-export const LAUNCH_PATHS = {
-  hub: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}`,
-  review: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/review`,
-  live: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/live`,
-  settings: (examId: string) => `/lti/exams/${encodeURIComponent(examId)}/settings`,
-  startFromList: (examId: string) => `/lti/course/exams/${encodeURIComponent(examId)}/start`,
-  attemptsCsv: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/attempts.csv`,
-} as const;
+import { LAUNCH_PATHS } from './paths.js';
+import { renderHub } from './hub-page.js';
+
+export { LAUNCH_PATHS };
 
 export interface LaunchRoutesDeps {
   service: LaunchService;
   lti: Pick<LtiAdapter, 'launchOf' | 'ltikOf'>;
   csrf: Csrf;
-}
-
-
-function renderHub(req: Request, res: Response, deps: LaunchRoutesDeps, hub: HubView, launch: LtiLaunch): void {
-  const ltik = deps.lti.ltikOf(res);
-  const i18n = translatorOf(req, res);
-  const timeZone = timeZoneOf(launch);
-  const examId = hub.exam.id;
-  res.set('Cache-Control', 'no-store');
-  res.render('hub/hub', {
-    title: hub.exam.title,
-    hub,
-    ltik,
-    csrfToken: deps.csrf.tokenFor(req, res),
-    urls: {
-      settings: LAUNCH_PATHS.settings(examId),
-      review: LAUNCH_PATHS.review(examId),
-      live: LAUNCH_PATHS.live(examId),
-      hub: LAUNCH_PATHS.hub(examId),
-      csv: LAUNCH_PATHS.attemptsCsv(examId),
-    },
-    minSuspicionChoices: MIN_SUSPICION_CHOICES,
-    formatTime: (date: Date) => i18n.formatDateTime(date, { timeZone, dateStyle: 'medium', timeStyle: 'short' }),
-    timeZone,
-    // In the time zone the times were entered in, named: the instructor who set them reads them back unchanged.
-    window: hubWindow(hub.exam, new Date(), (date) => {
-      const zone = hub.exam.timeZone ?? timeZone;
-      return `${i18n.formatDateTime(date, { timeZone: zone, weekday: 'long' })} (${zone.replace(/_/g, ' ')})`;
-    }),
-    shortId,
-    launchOutcomes: LAUNCH_OUTCOMES,
-  });
-}
-
-/** The hub's line about the exam's window: when it opens, until when it is open, or since when it is closed. */
-function hubWindow(exam: { opensAt?: Date; closesAt?: Date }, now: Date, format: (date: Date) => string): { key: string; when: string } | undefined {
-  const state = availabilityAt(exam, now);
-  if (state === 'not-yet-open' && exam.opensAt) return { key: 'hub:window.notYetOpen', when: format(exam.opensAt) };
-  if (state === 'closed' && exam.closesAt) return { key: 'hub:window.closedSince', when: format(exam.closesAt) };
-  if (state === 'open' && exam.closesAt) return { key: 'hub:window.openUntil', when: format(exam.closesAt) };
-  return undefined;
 }
 
 async function respond(req: Request, res: Response, deps: LaunchRoutesDeps, session: LaunchSession, outcome: LaunchOutcome, atLaunch = false): Promise<void> {

@@ -19,6 +19,11 @@ import { createLaunchViews } from './views.js';
 import { displayNameFor } from './requests.js';
 import { candidateStart, type StartPage } from './start-page.js';
 import { availabilityAt } from '../exams/availability.js';
+import type { AccommodationStore } from '../exams/accommodations/store.js';
+import type { AccommodationOverride } from '../exams/accommodations/override.js';
+import type { CourseNamesSource, NamesStatus } from '../hosted/course-names.js';
+import { applyOverride } from '../exams/accommodations/override.js';
+import type { CandidatePlan } from './proctoring-urls.js';
 
 /** The Launch API operations launches use: the typed, validating proctoring client. */
 export type ProctoringLaunches = Pick<ProctoringClient, 'candidateLaunch' | 'reviewerLaunch' | 'liveLaunch' | 'launchpad'>;
@@ -56,6 +61,10 @@ export interface LaunchServiceDeps {
   pseudonymSecret: string;
   /** Base URL of the tool (no trailing slash), for return links. */
   baseUrl: string;
+  /** Per-student overrides of an exam (accommodations); without them every student gets the exam's settings. */
+  accommodations?: AccommodationStore;
+  /** The names of an exam's course (Names and Roles, read when a page is built), for the hub's accommodations. */
+  names?: CourseNamesSource;
   /** The clock availability windows are read by; default: the system clock. */
   now?: () => Date;
   logger: Logger;
@@ -85,9 +94,18 @@ export interface HubView {
   /** The "roles received" panel: the raw role URIs and the decision. */
   roles: { received: string[]; matched: string[]; reason: string; placement?: string };
   attempts: Attempt[];
+  /** The exam's accommodations, for roles that may edit settings (undefined otherwise, or before the exam is set up). */
+  accommodations?: AccommodationsView;
   /** Results and names, for roles that may review (undefined otherwise, or without the webhooks feature). */
   results?: ExamResults;
   launches: Array<LaunchRecord & { at: Date }>;
+}
+
+export interface AccommodationsView {
+  rows: Array<{ userId: string; name?: string; override: AccommodationOverride; problems: string[] }>;
+  /** Whom an accommodation can be added for. */
+  students: Array<{ userId: string; name?: string }>;
+  names: NamesStatus;
 }
 
 export interface ExamListView {
@@ -148,6 +166,18 @@ export function noCourseError(): AppError {
   return new AppError(400, 'no_course', 'Open this from your course', 'Open the proctored exam from its link in your course.', { messageKey: 'common:errors.noCourse' });
 }
 
+/**
+ * A student's accommodation that no longer fits the exam (the exam's settings changed since): nothing is sent
+ * with settings nobody chose; the student sees an ordinary "not ready" page, staff and the log see why.
+ */
+export function accommodationNeedsAttentionError(violations: readonly { message: string }[]): AppError {
+  return new AppError(409, 'accommodation_needs_attention', 'This exam is not ready yet', 'Your instructor is still updating the arrangements made for you in this exam. Please try again later or contact your instructor.', {
+    ordinary: true,
+    messageKey: 'common:errors.accommodationNeedsAttention',
+    adminMessage: `This student's accommodation no longer fits the exam's settings: ${violations.map((v) => v.message).join(' ')} Edit or remove it in the exam's hub.`,
+  });
+}
+
 /** Outside its window an exam that is otherwise ready says when it opens or when it closed; no attempt starts. */
 function unavailableOutcome(exam: Exam, now: Date): LaunchOutcome | undefined {
   if (!exam.settings || exam.status !== 'open' || exam.quizAddressCheck) return undefined;
@@ -163,18 +193,30 @@ export function createLaunchService(deps: LaunchServiceDeps) {
   const views = createLaunchViews(deps);
   const recorded = createLaunchRecorder(deps);
 
+  /** The settings this student's session runs with: the exam's, or the exam's with their accommodation laid over them. */
+  async function candidatePlan(session: LaunchSession, exam: Exam): Promise<CandidatePlan | undefined> {
+    if (!exam.settings || !deps.accommodations) return undefined;
+    const override = await deps.accommodations.get(exam.id, session.userId);
+    if (!override) return undefined;
+    const applied = applyOverride(exam.settings, override);
+    if (!applied.ok) throw accommodationNeedsAttentionError(applied.violations);
+    return { settings: applied.effective, exempt: applied.override.exempt === true };
+  }
+
   /** The redirect to a candidate session, with what its start page says (the exam is set up once its URL exists). */
   async function candidateRedirect(session: LaunchSession, exam: Exam | undefined): Promise<LaunchOutcome> {
     const unavailable = exam && unavailableOutcome(exam, (deps.now ?? (() => new Date()))());
     if (unavailable) return unavailable;
-    const url = await urls.candidate(session, exam);
+    const plan = exam ? await candidatePlan(session, exam) : undefined;
+    const url = await urls.candidate(session, exam, plan);
     const { launch } = session;
     if (!exam?.settings) throw notConfiguredError();
     const start = candidateStart({
       examTitle: exam.title,
       courseTitle: launch.context?.title,
       practice: exam.practice,
-      settings: exam.settings,
+      exempt: plan?.exempt,
+      settings: plan?.settings ?? exam.settings,
       displayName: displayNameFor(launch),
       returnUrl: launch.returnUrl,
     });
@@ -265,6 +307,24 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     async hub(session: LaunchSession, examId: string, query?: ResultsQuery): Promise<HubView> {
       if (session.decision.kind !== 'instructor') throw forbidden(session.decision.reason, 'Only the course\'s instructors can open this page.');
       return views.hub(session, await examOfCourse(session, examId), query);
+    },
+
+    /** The exam's per-student overrides (the hub's accommodations; check `editableExam` first). */
+    get accommodations(): AccommodationStore {
+      if (!deps.accommodations) throw new NotFoundError('accommodations');
+      return deps.accommodations;
+    },
+
+    /** The names of an exam's course, read when a page is built. */
+    accommodationNames: deps.names,
+
+    /** An exam of this course whose settings (and accommodations) this session may change. */
+    async editableExam(session: LaunchSession, examId: string): Promise<Exam> {
+      const { decision } = session;
+      if (decision.kind !== 'instructor' || !decision.canEditSettings) {
+        throw forbidden(`${decision.reason} This role may not change exam settings.`, "Your role in this course does not allow changing this exam's settings.", 'common:errors.notAllowedSettings');
+      }
+      return examOfCourse(session, examId);
     },
 
     /** Every attempt of the exam with results and names (the hub's CSV export), for roles that may review. */

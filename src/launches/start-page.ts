@@ -22,6 +22,8 @@ export interface CandidateStart {
   examTitle: string;
   courseTitle?: string;
   practice: boolean;
+  /** Exempted from proctoring (an accommodation): the button opens the quiz itself, nothing is recorded or checked. */
+  exempt: boolean;
   recorded: RecordedItem[];
   checked: CheckedItem[];
   needed: NeededItem[];
@@ -74,6 +76,8 @@ export interface CandidateFacts {
   examTitle: string;
   courseTitle?: string;
   practice: boolean;
+  exempt?: boolean;
+  /** The settings this student's session runs with (the exam's, with the student's accommodation laid over them). */
   settings: ExamSettingsDocument;
   /** What requests.ts's displayNameFor sends (undefined: the pseudonymous id only). */
   displayName: string | undefined;
@@ -86,7 +90,8 @@ export function candidateStart(facts: CandidateFacts): CandidateStart {
     examTitle: facts.examTitle,
     courseTitle: facts.courseTitle,
     practice: facts.practice,
-    ...checksOf(facts.settings.exam_settings),
+    exempt: facts.exempt === true,
+    ...(facts.exempt ? { recorded: [], checked: [], needed: [] } : checksOf(facts.settings.exam_settings)),
     nameSent: facts.displayName !== undefined,
     after: afterExam(facts.settings.tool?.redirect ?? 'lms', facts.returnUrl),
     returnUrl: facts.returnUrl && /^https?:\/\//i.test(facts.returnUrl) ? facts.returnUrl : undefined,

@@ -1,20 +1,42 @@
 import { isSetUp, type Exam } from '../exams/store.js';
 import { DEFAULT_RESULTS_QUERY, type ResultsQuery } from '../webhooks/results.js';
-import { noCourseError, type ExamListView, type HubView, type LaunchServiceDeps, type LaunchSession } from './service.js';
+import { applyOverride } from '../exams/accommodations/override.js';
+import { noCourseError, type AccommodationsView, type ExamListView, type HubView, type LaunchServiceDeps, type LaunchSession } from './service.js';
 import { invalidSettingsSummary, settingsSummary } from './summary.js';
 
 /** How many recent attempts and launches the hub lists. */
 const RECENT = 20;
+/** Without roster names, accommodations can be added for the students of this many latest attempts. */
+const MAX_STUDENTS_LISTED = 500;
 
 /** The pages a launch may show instead of redirecting: the instructor's hub and a course's exam list. */
-export function createLaunchViews(deps: Pick<LaunchServiceDeps, 'attempts' | 'log' | 'examResults' | 'exams'>) {
+export function createLaunchViews(deps: Pick<LaunchServiceDeps, 'attempts' | 'log' | 'examResults' | 'exams' | 'accommodations' | 'names'>) {
+  /** The exam's accommodations with the students' names (read now, never stored) and whom one can be added for. */
+  async function accommodationsOf(exam: Exam): Promise<AccommodationsView | undefined> {
+    const store = deps.accommodations;
+    if (!store || !exam.settings) return undefined;
+    const document = exam.settings;
+    const [list, course, attempts] = await Promise.all([store.list(exam.id), deps.names ? deps.names(exam) : undefined, deps.attempts.recent(exam.id, MAX_STUDENTS_LISTED)]);
+    const names = course?.names;
+    const rows = list.map((entry) => {
+      const applied = applyOverride(document, entry.override);
+      return { userId: entry.userId, name: names?.get(entry.userId), override: entry.override, problems: applied.ok ? [] : applied.violations.map((v) => v.message) };
+    });
+    // Whom an accommodation can be added for: the course's members by name; without names, the students who opened the exam.
+    const students = names && names.size > 0
+      ? [...names].map(([userId, name]) => ({ userId, name }))
+      : [...new Set(attempts.map((attempt) => attempt.userId))].map((userId) => ({ userId, name: undefined }));
+    return { rows, students, names: course?.status ?? { ok: false, reason: 'Names are not shown: the course roster is not available to this page.' } };
+  }
+
   return {
     async hub(session: LaunchSession, exam: Exam, query: ResultsQuery = DEFAULT_RESULTS_QUERY): Promise<HubView> {
       const { decision, launch } = session;
-      const [attempts, launches, results] = await Promise.all([
+      const [attempts, launches, results, accommodations] = await Promise.all([
         deps.attempts.recent(exam.id, RECENT),
         deps.log.recentForExam(exam.id, RECENT),
         decision.canReview && deps.examResults ? deps.examResults(exam, query) : undefined,
+        decision.canEditSettings ? accommodationsOf(exam) : undefined,
       ]);
       return {
         exam,
@@ -27,6 +49,7 @@ export function createLaunchViews(deps: Pick<LaunchServiceDeps, 'attempts' | 'lo
         roles: { received: [...launch.roles], matched: decision.matched, reason: decision.reason, placement: launch.placement },
         attempts,
         results,
+        accommodations,
         launches,
       };
     },

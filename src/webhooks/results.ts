@@ -1,6 +1,7 @@
 import type { Attempt } from '../exams/attempts.js';
 import { flagLabel, submissionInWords } from './delivery.js';
 import type { DeliveryRecord } from './store.js';
+import type { NamesStatus } from '../hosted/course-names.js';
 
 export type ResultsSort = 'recent' | 'suspicion';
 export const MIN_SUSPICION_CHOICES = [25, 50, 75] as const;
@@ -47,7 +48,7 @@ export interface AttemptResultRow {
 }
 
 /** Whether names could be shown, and if not, why (for the page). */
-export type NamesStatus = { ok: true } | { ok: false; reason: string };
+export type { NamesStatus };
 
 export interface ExamResults {
   rows: AttemptResultRow[];

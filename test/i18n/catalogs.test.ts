@@ -16,6 +16,12 @@ const SAME_AS_ENGLISH_ALLOWED: Readonly<Record<`${string}:${string}`, readonly s
   'pt-BR:hub': ['launches.milliseconds'],
   // French shares these words with English.
   'fr:hub': ['launches.milliseconds', 'launches.incident', 'results.suspicion', 'attempts.test'],
+  // "Label: value" is punctuated the same way in these languages.
+  'es:accommodations': ['list.setting'],
+  'de:accommodations': ['list.setting'],
+  'pt-BR:accommodations': ['list.setting'],
+  'ar:accommodations': ['list.setting'],
+  'fr:accommodations': ['hub.actions'],
 };
 
 type Node = { type: number; value?: string; options?: Record<string, { value: Node[] }>; children?: Node[] };

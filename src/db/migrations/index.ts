@@ -17,6 +17,7 @@ import * as ltijsReplaceKey from './0015_ltijs_replace_key.js';
 import * as examAccommodations from './0016_exam_accommodations.js';
 import * as examAvailability from './0017_exam_availability.js';
 import * as changeNotices from './0018_change_notices.js';
+import * as attemptExemptions from './0019_attempt_exemptions.js';
 
 /**
  * One schema change. `up` runs inside the single transaction of `migrate()`, so: one statement per
@@ -53,4 +54,5 @@ export const migrations: readonly Migration[] = [
   { name: '0016_exam_accommodations', up: examAccommodations.up },
   { name: '0017_exam_availability', up: examAvailability.up },
   { name: '0018_change_notices', up: changeNotices.up },
+  { name: '0019_attempt_exemptions', up: attemptExemptions.up },
 ];

@@ -1,0 +1,62 @@
+import type { Request, Response } from 'express';
+import type { Csrf } from '../http/csrf.js';
+import type { LtiLaunch } from '../lti/claims.js';
+import type { LtiAdapter } from '../lti/provider.js';
+import { translatorOf } from '../i18n/middleware.js';
+import { availabilityAt, timeZoneOf } from '../exams/availability.js';
+import { overrideInWords } from '../exams/accommodations/form.js';
+import type { AccommodationOverride } from '../exams/accommodations/override.js';
+import { MIN_SUSPICION_CHOICES } from '../webhooks/results.js';
+import { LAUNCH_PATHS } from './paths.js';
+import type { HubView } from './service.js';
+import { LAUNCH_OUTCOMES, shortId } from './summary.js';
+
+export interface HubPageDeps {
+  lti: Pick<LtiAdapter, 'ltikOf'>;
+  csrf: Csrf;
+}
+
+/** The exam's hub page; `notice` is a line at its top (what the last action did), already in the reader's words. */
+export function renderHub(req: Request, res: Response, deps: HubPageDeps, hub: HubView, launch: LtiLaunch, notice?: string): void {
+  const ltik = deps.lti.ltikOf(res);
+  const i18n = translatorOf(req, res);
+  const timeZone = timeZoneOf(launch);
+  const examId = hub.exam.id;
+  res.set('Cache-Control', 'no-store');
+  res.render('hub/hub', {
+    title: hub.exam.title,
+    hub,
+    ltik,
+    csrfToken: deps.csrf.tokenFor(req, res),
+    urls: {
+      settings: LAUNCH_PATHS.settings(examId),
+      review: LAUNCH_PATHS.review(examId),
+      live: LAUNCH_PATHS.live(examId),
+      hub: LAUNCH_PATHS.hub(examId),
+      csv: LAUNCH_PATHS.attemptsCsv(examId),
+      accommodation: LAUNCH_PATHS.accommodation(examId),
+      removeAccommodation: LAUNCH_PATHS.removeAccommodation(examId),
+    },
+    notice,
+    overrideInWords: (override: AccommodationOverride) => overrideInWords(override, i18n.t),
+    minSuspicionChoices: MIN_SUSPICION_CHOICES,
+    formatTime: (date: Date) => i18n.formatDateTime(date, { timeZone, dateStyle: 'medium', timeStyle: 'short' }),
+    timeZone,
+    // In the time zone the times were entered in, named: the instructor who set them reads them back unchanged.
+    window: hubWindow(hub.exam, new Date(), (date) => {
+      const zone = hub.exam.timeZone ?? timeZone;
+      return `${i18n.formatDateTime(date, { timeZone: zone, weekday: 'long' })} (${zone.replace(/_/g, ' ')})`;
+    }),
+    shortId,
+    launchOutcomes: LAUNCH_OUTCOMES,
+  });
+}
+
+/** The hub's line about the exam's window: when it opens, until when it is open, or since when it is closed. */
+function hubWindow(exam: { opensAt?: Date; closesAt?: Date }, now: Date, format: (date: Date) => string): { key: string; when: string } | undefined {
+  const state = availabilityAt(exam, now);
+  if (state === 'not-yet-open' && exam.opensAt) return { key: 'hub:window.notYetOpen', when: format(exam.opensAt) };
+  if (state === 'closed' && exam.closesAt) return { key: 'hub:window.closedSince', when: format(exam.closesAt) };
+  if (state === 'open' && exam.closesAt) return { key: 'hub:window.openUntil', when: format(exam.closesAt) };
+  return undefined;
+}

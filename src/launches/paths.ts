@@ -1,0 +1,12 @@
+/** Paths under /lti (the session router). Pages are POSTed the session token as the hidden field `ltik`: never in a URL. */
+export const LAUNCH_PATHS = {
+  hub: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}`,
+  review: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/review`,
+  live: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/live`,
+  settings: (examId: string) => `/lti/exams/${encodeURIComponent(examId)}/settings`,
+  startFromList: (examId: string) => `/lti/course/exams/${encodeURIComponent(examId)}/start`,
+  attemptsCsv: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/attempts.csv`,
+  accommodation: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/accommodations/edit`,
+  saveAccommodation: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/accommodations/save`,
+  removeAccommodation: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/accommodations/remove`,
+} as const;
