@@ -263,6 +263,7 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
   const rolePolicy = createRolePolicy(deps.institutions);
   const names = createCourseNames({ roster: hosted.roster, sectionIdOf: (exam) => deriveSectionId(secret, exam.issuer, exam.deploymentId, exam.contextId), logger });
   const examResults = createExamResults({ attempts: proctoring.attempts, store: proctoring.webhooks.store, names });
+  const accommodations = createAccommodationStore(db);
   const service = createLaunchService({
     exams,
     attempts: proctoring.attempts,
@@ -278,10 +279,10 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
     hasLogo: async (key) => (await hosted.logos.findByKey(key)) !== undefined,
     // Results of the webhook deliveries, with names from the same cached roster as the hosted endpoint.
     examResults,
-    accommodations: createAccommodationStore(db),
+    accommodations,
     names,
     // Exam settings: a deep-linked link takes its exam over; a copied course gets a copy of the settings.
-    resolveExam: (key, title, customExamId) => resolveExamForLaunch(exams, key, title, customExamId, { changes }),
+    resolveExam: (key, title, customExamId) => resolveExamForLaunch(exams, key, title, customExamId, { changes, accommodations }),
     pseudonymSecret: secret,
     baseUrl: toolUrl(config, ''),
     now: deps.now,
@@ -293,7 +294,7 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
   lti.sessionRouter.use(launchLocale(async (res) => (typeof res.locals.ltik === 'string' ? (await lti.launchOf(res)).locale : undefined)));
   lti.sessionRouter.use(createLaunchRoutes(launchRouteDeps));
   lti.sessionRouter.use(createAccommodationRoutes(launchRouteDeps));
-  lti.sessionRouter.use(createExamSettingsRoutes({ lti, decide: rolePolicy, service: createExamSettingsService({ db, exams, changes }), csrf, pseudonymSecret: secret, lmsPresets }));
+  lti.sessionRouter.use(createExamSettingsRoutes({ lti, decide: rolePolicy, service: createExamSettingsService({ db, exams, changes }), csrf, pseudonymSecret: secret, lmsPresets, names }));
   lti.sessionRouter.use(deepLinking.router);
   return { resourceLink: createLaunchHandler(launchRouteDeps), deepLinking: deepLinking.handle };
 }

@@ -2,6 +2,7 @@ import type { SettingsChangeLog } from './settings/changes.js';
 import { diffSettings } from './settings/document.js';
 import { DEEP_LINK_PLACEHOLDER_PREFIX, type Exam, type ExamKey, type ExamStore } from './store.js';
 import { isUuid } from '../values.js';
+import type { AccommodationStore } from './accommodations/store.js';
 
 export { DEEP_LINK_PLACEHOLDER_PREFIX };
 
@@ -15,6 +16,8 @@ export const isPlaceholderLink = (resourceLinkId: string) => resourceLinkId.star
 export interface ResolveOptions {
   /** Records copied settings (source course-copy). */
   changes?: SettingsChangeLog;
+  /** Copies the original's accommodations along with its settings. */
+  accommodations?: Pick<AccommodationStore, 'copy'>;
 }
 
 /**
@@ -53,7 +56,9 @@ export async function resolveExamForLaunch(exams: ExamStore, key: ExamKey, title
     // A practice exam stays one; its times do not travel (a copied course runs in another term).
     const practice = source.practice ? [{ path: 'availability.practice', before: false, after: true }] : [];
     if (source.practice) await exams.setAvailability(exam.id, { practice: true });
-    await options.changes?.record(exam.id, { source: 'course-copy', changes: [...diffSettings(null, source.settings), QUIZ_ADDRESS_CHECK_SET, ...practice] });
+    // Accommodations go with the exam: pseudonymous ids are per platform, so the same students keep theirs.
+    const accommodations = options.accommodations ? await options.accommodations.copy(source.id, exam.id) : [];
+    await options.changes?.record(exam.id, { source: 'course-copy', changes: [...diffSettings(null, source.settings), QUIZ_ADDRESS_CHECK_SET, ...practice, ...accommodations] });
   }
   return (await exams.get(exam.id)) ?? exam;
 }

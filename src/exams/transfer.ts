@@ -6,6 +6,8 @@ import { createExamStore, type ExamStatus } from './store.js';
 import { isRecord, isUuid } from '../values.js';
 import { availabilityChanges, availabilityInput, parseAvailability, type AvailabilityInput, type StoredAvailability } from './availability.js';
 import { availabilityViolation } from './settings/service.js';
+import { applyOverride, type AccommodationOverride } from './accommodations/override.js';
+import { overridesOf, replaceOverrides } from './accommodations/store.js';
 
 /**
  * Exams as data (`npm run cli -- exam export|import`): keyed by platform issuer, client id, deployment
@@ -29,10 +31,24 @@ export interface ExportedExam {
   settings: Record<string, unknown> | null;
   /** When students may start it (wall-clock times in `time_zone`) and the practice flag; absent: left as it is. */
   availability?: AvailabilityInput;
+  /**
+   * Per-student overrides, by pseudonymous user_id (valid on the same installation and platform: the ids
+   * derive from its secret); absent: left as they are, present: the exam's accommodations become exactly these.
+   */
+  accommodations?: ExportedAccommodation[];
+}
+
+export interface ExportedAccommodation {
+  user_id: string;
+  override: AccommodationOverride;
 }
 
 /** An exam of a checked file: its settings parsed and brought to the current version. */
-export type CheckedExam = Omit<ExportedExam, 'settings' | 'availability'> & { settings: ExamSettingsDocument | null; availability?: StoredAvailability };
+export type CheckedExam = Omit<ExportedExam, 'settings' | 'availability' | 'accommodations'> & {
+  settings: ExamSettingsDocument | null;
+  availability?: StoredAvailability;
+  accommodations?: Map<string, AccommodationOverride>;
+};
 
 export interface ExamsFile {
   format: typeof EXPORT_FORMAT;
@@ -43,6 +59,7 @@ export interface ExamsFile {
 
 export async function exportExams(db: Database, filter: { issuer?: string; contextId?: string } = {}, now = new Date()): Promise<ExamsFile> {
   const exams = await createExamStore(db).listAll(filter);
+  const accommodations = new Map(await Promise.all(exams.map(async (exam) => [exam.id, await overridesOf(db, exam.id)] as const)));
   return {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
@@ -59,6 +76,7 @@ export async function exportExams(db: Database, filter: { issuer?: string; conte
       // A stored document that no longer passes is exported as stored, so nothing is lost (import names what is wrong).
       settings: exam.settings ?? exam.invalidSettings?.stored ?? null,
       availability: availabilityInput(exam, 'UTC'),
+      accommodations: [...(accommodations.get(exam.id) ?? new Map<string, AccommodationOverride>())].map(([userId, override]) => ({ user_id: userId, override })),
     })),
   };
 }
@@ -73,7 +91,30 @@ export interface ImportRefusal {
 export type ImportResult = { ok: true; created: number; updated: number } | { ok: false; refusals: ImportRefusal[]; message?: string };
 
 const KEY_FIELDS = ['issuer', 'client_id', 'deployment_id', 'context_id', 'resource_link_id'] as const;
-const EXAM_FIELDS: readonly string[] = [...KEY_FIELDS, 'id', 'title', 'status', 'settings', 'availability'];
+const EXAM_FIELDS: readonly string[] = [...KEY_FIELDS, 'id', 'title', 'status', 'settings', 'availability', 'accommodations'];
+
+/** A file's accommodations of one exam, each checked with every rule against the exam's settings in the same file. */
+function checkAccommodations(raw: unknown, settings: ExamSettingsDocument | undefined): { ok: true; value: Map<string, AccommodationOverride> } | { ok: false; violations: Violation[] } {
+  if (!Array.isArray(raw)) return { ok: false, violations: [{ path: 'accommodations', rule: 'type', message: "'accommodations' must be a list." }] };
+  const violations: Violation[] = [];
+  const value = new Map<string, AccommodationOverride>();
+  raw.forEach((entry: unknown, index) => {
+    const at = `accommodations[${index}]`;
+    if (!isRecord(entry) || typeof entry.user_id !== 'string' || !isUuid(entry.user_id) || Object.keys(entry).some((key) => key !== 'user_id' && key !== 'override')) {
+      violations.push({ path: at, rule: 'type', message: `${at} must be an object with 'user_id' (a pseudonymous id) and 'override'.` });
+      return;
+    }
+    if (value.has(entry.user_id)) violations.push({ path: `${at}.user_id`, rule: 'type', message: `${at}: the same student appears twice.` });
+    if (!settings) {
+      violations.push({ path: at, rule: 'required', message: `${at}: an exam without settings cannot have accommodations.` });
+      return;
+    }
+    const applied = applyOverride(settings, entry.override);
+    if (applied.ok) value.set(entry.user_id, applied.override);
+    else violations.push(...applied.violations.map((v) => ({ ...v, path: v.path ? `${at}.override.${v.path}` : `${at}.override` })));
+  });
+  return violations.length > 0 ? { ok: false, violations } : { ok: true, value };
+}
 
 function keyText(exam: Record<string, unknown>): string {
   return KEY_FIELDS.map((field) => `${field}=${typeof exam[field] === 'string' ? exam[field] : '?'}`).join(' ');
@@ -88,6 +129,7 @@ export function checkExamsFile(input: unknown): { ok: true; exams: CheckedExam[]
   const seen = new Map<string, number>();
   const documents = new Map<number, ExamSettingsDocument>();
   const windows = new Map<number, StoredAvailability>();
+  const overrides = new Map<number, Map<string, AccommodationOverride>>();
   input.exams.forEach((raw: unknown, index) => {
     const violations: Violation[] = [];
     if (!isRecord(raw)) {
@@ -112,6 +154,11 @@ export function checkExamsFile(input: unknown): { ok: true; exams: CheckedExam[]
       if (window.ok) windows.set(index, window.value);
       else violations.push(...window.violations.map(availabilityViolation));
     }
+    if (raw.accommodations !== undefined) {
+      const accommodations = checkAccommodations(raw.accommodations, documents.get(index));
+      if (accommodations.ok) overrides.set(index, accommodations.value);
+      else violations.push(...accommodations.violations);
+    }
     const key = keyText(raw);
     const previous = seen.get(key);
     if (previous !== undefined) violations.push({ path: 'resource_link_id', rule: 'type', message: `The same exam appears twice in the file (also exam #${previous + 1}).` });
@@ -120,7 +167,7 @@ export function checkExamsFile(input: unknown): { ok: true; exams: CheckedExam[]
   });
   if (refusals.length > 0) return { ok: false, refusals };
   // Every exam passed the checks above: its fields have their exported types.
-  const exams = (input.exams as ExportedExam[]).map((exam, index): CheckedExam => ({ ...exam, settings: documents.get(index) ?? null, availability: windows.get(index) }));
+  const exams = (input.exams as ExportedExam[]).map((exam, index): CheckedExam => ({ ...exam, settings: documents.get(index) ?? null, availability: windows.get(index), accommodations: overrides.get(index) }));
   return { ok: true, exams };
 }
 
@@ -140,9 +187,10 @@ export async function importExams(db: Database, input: unknown): Promise<ImportR
       else created += 1;
       const windowChanges = exam.availability ? availabilityChanges(before ?? { practice: false }, exam.availability) : [];
       if (exam.availability) await store.setAvailability(saved.id, exam.availability);
+      const accommodationChanges = exam.accommodations ? await replaceOverrides(tx, saved.id, exam.accommodations) : [];
       await changes.record(saved.id, {
         source: 'import',
-        changes: [...diffSettings({ ...(before?.settings ?? {}), status: before?.status ?? null }, { ...(exam.settings ?? {}), status: exam.status }), ...windowChanges],
+        changes: [...diffSettings({ ...(before?.settings ?? {}), status: before?.status ?? null }, { ...(exam.settings ?? {}), status: exam.status }), ...windowChanges, ...accommodationChanges],
       });
     }
     return { ok: true as const, created, updated };

@@ -18,7 +18,7 @@ const iso = (date: Date | undefined) => (date ? date.toISOString() : '');
 /** The exam's attempts with names, outcome, suspicion and one column per flag that occurs, as CSV (RFC 4180, UTF-8 BOM for spreadsheets). */
 export function resultsCsv(rows: readonly AttemptResultRow[]): string {
   const flagNames = [...new Set(rows.flatMap((row) => row.result?.flags.map((flag) => flag.name) ?? []))].sort();
-  const header = ['Name', 'Pseudonymous id', 'Test student', 'Practice', 'Started (UTC)', 'Ended (UTC)', 'Outcome', 'Suspicion (%)', ...flagNames.map((name) => `${flagLabel(name)} (%)`), 'Submission', 'Result received (UTC)'];
+  const header = ['Name', 'Pseudonymous id', 'Test student', 'Practice', 'Exempt from proctoring', 'Started (UTC)', 'Ended (UTC)', 'Outcome', 'Suspicion (%)', ...flagNames.map((name) => `${flagLabel(name)} (%)`), 'Submission', 'Result received (UTC)'];
   const records = rows.map((row) => {
     const flags = new Map(row.result?.flags.map((flag) => [flag.name, flag.percent]));
     return [
@@ -26,6 +26,7 @@ export function resultsCsv(rows: readonly AttemptResultRow[]): string {
       row.attempt.userId,
       row.attempt.isTest ? 'yes' : 'no',
       row.attempt.practice ? 'yes' : 'no',
+      row.attempt.exempt ? 'yes' : 'no',
       iso(row.attempt.startedAt),
       iso(row.attempt.endedAt),
       OUTCOMES[row.attempt.status],

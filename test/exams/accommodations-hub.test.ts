@@ -106,6 +106,11 @@ describe('accommodations in the hub and in the candidate request', () => {
       `accommodations.${studentId}.exam_settings.whiteboard`,
       `accommodations.${studentId}.expire`,
     ]);
+    // The settings page's recent changes name the student from the roster (names are never stored).
+    const settingsPage = await hub.agent.post(`/lti/exams/${examId}/settings`).type('form').send({ ltik: hub.ltik });
+    assert.equal(settingsPage.status, 200);
+    assert.match(settingsPage.text, new RegExp(`Accommodation for ${STUDENT_NAME} — Record audio`));
+    assert.doesNotMatch(JSON.stringify((await app.db.query('SELECT changes FROM exam_settings_changes')).rows), new RegExp(STUDENT_NAME));
   });
 
   it('other students keep the exam\'s own settings', async () => {

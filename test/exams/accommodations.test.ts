@@ -91,11 +91,27 @@ describe('the accommodations store', () => {
 });
 
 describe('an accommodation in the change history', () => {
-  it('names the student and the setting in words', async () => {
+  const id = '9a9ba1e4-aa39-86d5-8445-5c6ebd73691f';
+  it('names the student by the name the roster gives when the page is built, and the setting in words', async () => {
     const { describeChange } = await import('../../src/exams/settings/history.js');
-    const d = describeChange({ path: 'accommodations.student-1.exam_settings.record_audio', before: null, after: false });
-    assert.equal(`${d.label}: ${d.before} → ${d.after}`, 'Accommodation for student-1 — Record audio: not set → off');
-    const e = describeChange({ path: 'accommodations.student-1.exempt', before: null, after: true });
-    assert.equal(`${e.label}: ${e.before} → ${e.after}`, 'Accommodation for student-1 — Exempt from proctoring: not set → on');
+    const names = new Map([[id, 'María José Núñez']]);
+    const d = describeChange({ path: `accommodations.${id}.exam_settings.record_audio`, before: null, after: false }, undefined, names);
+    assert.equal(`${d.label}: ${d.before} → ${d.after}`, 'Accommodation for María José Núñez — Record audio: not set → off');
+    const e = describeChange({ path: `accommodations.${id}.exempt`, before: null, after: true }, undefined, names);
+    assert.equal(`${e.label}: ${e.before} → ${e.after}`, 'Accommodation for María José Núñez — Exempt from proctoring: not set → on');
+  });
+
+  it('without names, the start of the pseudonymous id stands in', async () => {
+    const { describeChange } = await import('../../src/exams/settings/history.js');
+    const d = describeChange({ path: `accommodations.${id}.expire`, before: 600, after: null });
+    assert.equal(`${d.label}: ${d.before} → ${d.after}`, 'Accommodation for 9a9ba1e4 — Link validity (seconds): 600 → not set');
+  });
+
+  it('needs names only for accommodations and other people\'s changes', async () => {
+    const { historyNeedsNames } = await import('../../src/exams/settings/history.js');
+    const at = new Date();
+    assert.equal(historyNeedsNames([{ at, userId: 'me', source: 'settings', changes: [{ path: 'expire', before: 1, after: 2 }] }], 'me'), false);
+    assert.equal(historyNeedsNames([{ at, userId: 'someone', source: 'settings', changes: [] }], 'me'), true);
+    assert.equal(historyNeedsNames([{ at, userId: 'me', source: 'settings', changes: [{ path: `accommodations.${id}.exempt`, before: null, after: true }] }], 'me'), true);
   });
 });

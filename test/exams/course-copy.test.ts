@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEEP_LINK_PLACEHOLDER_PREFIX, resolveExamForLaunch } from '../../src/exams/course-copy.js';
 import { createSettingsChangeLog } from '../../src/exams/settings/changes.js';
+import { createAccommodationStore } from '../../src/exams/accommodations/store.js';
 import { createExamStore, type ExamKey, type ExamStore } from '../../src/exams/store.js';
 import { EXAM_SETTINGS_OFF } from '../../src/proctoring/contract.js';
 import { migratedTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -75,6 +76,22 @@ describe('resolveExamForLaunch: deep-linked links and course copies', () => {
     assert.equal(copy.opensAt, undefined);
     assert.equal(copy.closesAt, undefined);
     assert.ok((await changes.recent(copy.id, 1))[0]?.changes.some((c) => c.path === 'availability.practice' && c.after === true));
+  });
+
+  it('a copy keeps the original\'s accommodations (the same students keep theirs) and records them', async () => {
+    const accommodations = createAccommodationStore(db);
+    const source = await exams.ensure(key('c1', 'accommodated-source'), 'Accommodated');
+    await exams.saveSettings(source.id, SETTINGS);
+    const student = '9a9ba1e4-aa39-86d5-8445-5c6ebd73691f';
+    assert.equal((await accommodations.set(source.id, student, { exam_settings: { calculator: 1 }, expire: 9000 }, {})).ok, true);
+    const changes = createSettingsChangeLog(db);
+    const copy = await resolveExamForLaunch(exams, key('c4', 'accommodated-copy'), '', source.id, { changes, accommodations });
+    assert.deepEqual(await accommodations.get(copy.id, student), { exam_settings: { calculator: 1 }, expire: 9000 });
+    const recorded = (await changes.recent(copy.id, 1))[0]?.changes ?? [];
+    assert.ok(recorded.some((c) => c.path === `accommodations.${student}.expire` && c.after === 9000));
+    // Later changes of the original's accommodations stay with the original.
+    await accommodations.remove(source.id, student, {});
+    assert.deepEqual(await accommodations.get(copy.id, student), { exam_settings: { calculator: 1 }, expire: 9000 });
   });
 
   it('never copies onto a configured exam, nor from another platform, nor a placeholder of another course', async () => {

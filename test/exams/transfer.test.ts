@@ -98,6 +98,48 @@ describe('exams as data: export and import', () => {
     }
   });
 
+  it('carries accommodations by pseudonymous id, each checked against the exam\'s settings; a broken one refuses the file', async () => {
+    const student = '9a9ba1e4-aa39-86d5-8445-5c6ebd73691f';
+    const other = '0b1c2d3e-4f50-8617-8283-949596979899';
+    const file = sampleFile();
+    file.exams[0]!.accommodations = [
+      { user_id: student, override: { exam_settings: { calculator: 2 }, break_settings: { number: 2, duration: 20 } } },
+      { user_id: other, override: { exempt: true } },
+    ];
+    const db = await migratedTestDatabase();
+    try {
+      assert.deepEqual(await importExams(db, file), { ok: true, created: 3, updated: 0 });
+      const exported = await exportExams(db);
+      assert.deepEqual(
+        [...(exported.exams[0]?.accommodations ?? [])].sort((a, b) => a.user_id.localeCompare(b.user_id)),
+        [...file.exams[0]!.accommodations].sort((a, b) => a.user_id.localeCompare(b.user_id)),
+      );
+      assert.deepEqual(exported.exams[1]?.accommodations, []);
+      const midtermId = exported.exams[0]!.id!;
+      const history = await createSettingsChangeLog(db).recent(midtermId, 1);
+      assert.ok(history[0]?.changes.some((c) => c.path === `accommodations.${student}.exam_settings.calculator` && c.after === 2));
+
+      // Importing the file again without one of them leaves exactly the file's accommodations.
+      file.exams[0]!.accommodations = [file.exams[0]!.accommodations[0]!];
+      assert.equal((await importExams(db, file)).ok, true);
+      assert.deepEqual((await exportExams(db)).exams[0]?.accommodations?.map((a) => a.user_id), [student]);
+
+      const broken = sampleFile();
+      broken.exams[0]!.accommodations = [{ user_id: student, override: { break_settings: { number: 99, duration: 10 } } }];
+      broken.exams[2]!.accommodations = [{ user_id: other, override: { exempt: true } }];
+      const refused = await importExams(db, broken);
+      assert.equal(refused.ok, false);
+      assert.ok(!refused.ok && refused.refusals.some((r) => r.violations.some((v) => v.path === 'accommodations[0].override.break_settings.number')), JSON.stringify(refused));
+      assert.ok(!refused.ok && refused.refusals.some((r) => r.violations.some((v) => /without settings cannot have accommodations/.test(v.message))));
+      assert.deepEqual((await exportExams(db)).exams[0]?.accommodations?.map((a) => a.user_id), [student], 'nothing changed');
+      const notAnId = sampleFile();
+      notAnId.exams[0]!.accommodations = [{ user_id: 'María', override: { exempt: true } }];
+      assert.equal((await importExams(db, notAnId)).ok, false);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('an invalid file changes nothing and names each refused exam by key and field', async () => {
     const beforeImport = await exportExams(target);
     const file = sampleFile();

@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../../db/types.js';
 import type { Violation } from '../../proctoring/contract.js';
 import { createSettingsChangeLog } from '../settings/changes.js';
-import { diffSettings, readSettingsDocument } from '../settings/document.js';
+import { diffSettings, readSettingsDocument, type SettingsChange } from '../settings/document.js';
 import { applyOverride, type AccommodationOverride } from './override.js';
 
 export interface Accommodation {
@@ -21,6 +21,41 @@ export interface AccommodationStore {
   /** Validates the effective settings, saves and records the change in the exam's history, in one transaction. */
   set(examId: string, userId: string, input: unknown, actor: { userId?: string }): Promise<SetResult>;
   remove(examId: string, userId: string, actor: { userId?: string }): Promise<boolean>;
+  /**
+   * Copies another exam's accommodations to this one (a course copy: the same students keep theirs, the
+   * pseudonymous ids being per platform, not per course); an accommodation the exam already has is kept.
+   * Returns the history changes it made.
+   */
+  copy(fromExamId: string, toExamId: string): Promise<SettingsChange[]>;
+}
+
+/** Every accommodation of an exam, by student (pseudonymous id). */
+export async function overridesOf(db: Queryable, examId: string): Promise<Map<string, AccommodationOverride>> {
+  const result = await db.query<Row>('SELECT user_id, override, updated_at FROM exam_accommodations WHERE exam_id = $1 ORDER BY user_id', [examId]);
+  return new Map(result.rows.map((r) => [r.user_id, r.override]));
+}
+
+/**
+ * Sets an exam's accommodations to exactly `next` (already checked) and returns the history changes; in the
+ * caller's transaction (an import writes all or nothing).
+ */
+export async function replaceOverrides(db: Queryable, examId: string, next: ReadonlyMap<string, AccommodationOverride>): Promise<SettingsChange[]> {
+  const before = await overridesOf(db, examId);
+  const changes: SettingsChange[] = [];
+  for (const userId of new Set([...before.keys(), ...next.keys()])) {
+    const old = before.get(userId);
+    const now = next.get(userId);
+    changes.push(...diffSettings(old ?? {}, now ?? {}).map((c) => ({ ...c, path: `${historyPrefix(userId)}.${c.path}` })));
+    if (now === undefined) await db.query('DELETE FROM exam_accommodations WHERE exam_id = $1 AND user_id = $2', [examId, userId]);
+    else if (JSON.stringify(old) !== JSON.stringify(now)) {
+      await db.query(
+        `INSERT INTO exam_accommodations (exam_id, user_id, override) VALUES ($1, $2, $3::jsonb)
+         ON CONFLICT (exam_id, user_id) DO UPDATE SET override = EXCLUDED.override, updated_at = now()`,
+        [examId, userId, JSON.stringify(now)],
+      );
+    }
+  }
+  return changes;
 }
 
 interface Row {
@@ -60,6 +95,16 @@ export function createAccommodationStore(db: Database): AccommodationStore {
         await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes });
         return { ok: true as const, accommodation: applied.override };
       });
+    },
+    async copy(fromExamId, toExamId) {
+      const copied = await db.query<{ user_id: string; override: AccommodationOverride }>(
+        `INSERT INTO exam_accommodations (exam_id, user_id, override)
+           SELECT $2, user_id, override FROM exam_accommodations WHERE exam_id = $1
+         ON CONFLICT (exam_id, user_id) DO NOTHING
+         RETURNING user_id, override`,
+        [fromExamId, toExamId],
+      );
+      return copied.rows.flatMap((row) => diffSettings({}, row.override).map((c) => ({ ...c, path: `${historyPrefix(row.user_id)}.${c.path}` })));
     },
     async remove(examId, userId, actor) {
       return db.transaction(async (tx) => {

@@ -70,18 +70,28 @@ export function valueInWords(path: string, value: unknown, t: Translate = englis
 }
 
 /** An accommodation's change (`accommodations.<student id>.<setting path>`): the student and the setting's own label. */
-function accommodationLabel(path: string, t: Translate): { label: string; path: string } | undefined {
+function accommodationLabel(path: string, t: Translate, names: Names): { label: string; path: string } | undefined {
   const match = /^accommodations\.(.+)\.(exempt|expire|exam_settings\.[a-z0-9_]+|break_settings(?:\.[a-z0-9_]+)?)$/.exec(path);
   if (!match) return undefined;
-  const [, student = '', inner = ''] = match;
+  const [, id = '', inner = ''] = match;
+  // The name from the course roster when the page is built (never stored), else the pseudonymous id's start.
+  const student = names?.get(id) ?? id.slice(0, 8);
   // The English settings catalog speaks only `settings:`; this namespace comes from the English translator then.
   const own: Translate = t === english ? (key, values) => translator('en').t(key, values) : t;
   const setting = inner === 'exempt' ? own('accommodations:history.exempt') : changeLabel(inner, t);
   return { label: own('accommodations:history.change', { student, label: setting }), path: inner };
 }
 
-export function describeChange(change: SettingsChange, t: Translate = english): DescribedChange {
-  const accommodation = accommodationLabel(change.path, t);
+/** Pseudonymous user_id → name, from the course roster when the page is built. */
+type Names = ReadonlyMap<string, string> | undefined;
+
+/** Whether describing these entries needs the course's names (a student's accommodation, another person's change). */
+export function historyNeedsNames(entries: readonly RecordedChange[], me: string): boolean {
+  return entries.some((entry) => (entry.userId !== undefined && entry.userId !== me) || entry.changes.some((change) => change.path.startsWith('accommodations.')));
+}
+
+export function describeChange(change: SettingsChange, t: Translate = english, names?: Names): DescribedChange {
+  const accommodation = accommodationLabel(change.path, t, names);
   if (accommodation) {
     const before = valueInWords(accommodation.path, change.before, t);
     const after = valueInWords(accommodation.path, change.after, t);
@@ -97,13 +107,13 @@ export function describeChange(change: SettingsChange, t: Translate = english): 
 const TIME_SLOT = '\u0000';
 
 /** `me` is the viewer's pseudonymous id: their own changes read "you". */
-export function describeEntry(entry: RecordedChange, me: string, i18n: PageI18n = ENGLISH): DescribedEntry {
+export function describeEntry(entry: RecordedChange, me: string, i18n: PageI18n = ENGLISH, names?: Names): DescribedEntry {
   const { t } = i18n;
   const who =
     entry.userId === me
       ? t('settings:history.who.you')
       : entry.userId
-        ? t('settings:history.who.user', { id: entry.userId.slice(0, 8) })
+        ? (names?.get(entry.userId) ?? t('settings:history.who.user', { id: entry.userId.slice(0, 8) }))
         : entry.source === 'import'
           ? t('settings:history.who.import')
           : t('settings:history.who.tool');
@@ -118,6 +128,6 @@ export function describeEntry(entry: RecordedChange, me: string, i18n: PageI18n 
     who,
     source: entry.source,
     byline: [before, after.join('')],
-    changes: entry.changes.map((change) => describeChange(change, t)),
+    changes: entry.changes.map((change) => describeChange(change, t, names)),
   };
 }

@@ -17,8 +17,9 @@ import type { ExamSettingsDocument } from './document.js';
 
 const PAGE_PATHS = ['launch_url', 'exam_start', 'exam_take', 'exam_end'] as const;
 import { isUuid } from '../../values.js';
-import { describeEntry } from './history.js';
-import { escapeHtml, htmlMessage, pageI18n } from './i18n.js';
+import { describeEntry, historyNeedsNames } from './history.js';
+import type { CourseNamesSource } from '../../hosted/course-names.js';
+import { escapeHtml, htmlMessage, pageI18n, type PageI18n } from './i18n.js';
 import { scriptMessages } from './script-messages.js';
 import { localizeViolation } from './violations.js';
 import { availabilityInput, timeZoneOf } from '../availability.js';
@@ -43,6 +44,8 @@ export interface SettingsRoutesDeps {
   pseudonymSecret: string;
   /** The exam-page presets this installation offers. */
   lmsPresets: LmsPresetCatalog;
+  /** The course's names (Names and Roles, read when the page is built), for who changed what and whose accommodation. */
+  names?: CourseNamesSource;
 }
 
 /** Staff who may edit settings, in the exam's own course (issuer, client, deployment and context). */
@@ -107,6 +110,13 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
 
   const userIdOf = (launch: LtiLaunch) => deriveUserId(deps.pseudonymSecret, launch.issuer, launch.userSub);
 
+  /** The recent changes in the reader's words, with names from the course roster where it is available. */
+  async function describedHistory(exam: Exam, me: string, i18n: PageI18n) {
+    const entries = await deps.service.history(exam.id, HISTORY_SHOWN);
+    const names = deps.names && historyNeedsNames(entries, me) ? (await deps.names(exam)).names : undefined;
+    return entries.map((entry) => describeEntry(entry, me, i18n, names));
+  }
+
   // A POST carrying the session token (hidden field `ltik`): a GET would need the token in its URL.
   async function showSettingsPage(req: Request, res: Response): Promise<void> {
     const { launch, exam } = await examFor(req, res);
@@ -115,7 +125,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     const me = userIdOf(launch);
     const i18n = pageI18n(res.locals);
     const { t } = i18n;
-    const history = (await deps.service.history(exam.id, HISTORY_SHOWN)).map((entry) => describeEntry(entry, me, i18n));
+    const history = await describedHistory(exam, me, i18n);
     const base = req.baseUrl;
     const ltik = deps.lti.ltikOf(res);
     const lmsPresets = deps.lmsPresets.offered.map((preset) => ({ id: preset.id, ...lmsPresetText(t, preset), example: preset.example, limited: preset.limited }));
@@ -200,7 +210,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     }
     // The recent changes as the page shows them, so "Recent changes" is current right after a save.
     const me = userIdOf(launch);
-    const history = (await deps.service.history(exam.id, HISTORY_SHOWN)).map((entry) => describeEntry(entry, me, i18n));
+    const history = await describedHistory(exam, me, i18n);
     res
       .set('Cache-Control', 'no-store')
       .json({
