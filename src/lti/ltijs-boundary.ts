@@ -163,6 +163,32 @@ export function tolerateStateDeleteFailures<S extends LtijsDeleting>(store: S, o
   return store;
 }
 
+/** The methods of ltijs's database interface that read or write documents. */
+const STORE_METHODS = ['Get', 'Insert', 'Replace', 'Modify', 'Delete'] as const;
+type StoreMethod = (typeof STORE_METHODS)[number];
+
+/**
+ * ltijs catches a failure of its store and answers it itself, so only the failure's message reaches the tool.
+ * Concurrent requests share some reads of the store (one read serves a burst of launches): a failed shared
+ * read rejects in every request waiting for it, but the query ran, and failed, in one request's context only.
+ * This wraps the store's document methods so that each caller's own context hears of the failure
+ * (`onFailure`, called where ltijs awaited the method), and can answer it as what it is, e.g. an outage.
+ */
+export function reportStoreFailures<S extends { [M in StoreMethod]: (...args: never[]) => Promise<unknown> }>(store: S, onFailure: (error: unknown) => void): S {
+  for (const method of STORE_METHODS) {
+    const original = store[method].bind(store) as (...args: unknown[]) => Promise<unknown>;
+    (store as Record<StoreMethod, unknown>)[method] = async (...args: unknown[]) => {
+      try {
+        return await original(...args);
+      } catch (error) {
+        onFailure(error);
+        throw error;
+      }
+    };
+  }
+  return store;
+}
+
 /**
  * ltijs's cookies, adjusted: the login state cookie lives as long as a login may take (ltijs gives it 60 s,
  * too short when the LMS first asks the person to sign in), and over https every cookie is Partitioned

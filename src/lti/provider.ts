@@ -10,7 +10,7 @@ import { launchClaimsSchema, toLaunch, withoutPersonalClaims, type LtiLaunch } f
 import type { DeepLinkingResponse, LtiResourceLinkItem } from './deep-linking.js';
 import { createDeploymentStore, type DeploymentStore } from './deployments.js';
 import { LoginCapacityError, LtiRefusal, refusalFromLtijsMessage, type LtiRefusalCode } from './errors.js';
-import { cookieAttributes, forwardRejections, importSecretKeysOnce, replaceLtijsErrorAnswers, replaceTokenValidation, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
+import { cookieAttributes, forwardRejections, importSecretKeysOnce, replaceLtijsErrorAnswers, replaceTokenValidation, reportStoreFailures, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
 import { createLoginStateStore, type LoginStateStore } from './login-states.js';
 import { createNamesRolesClient, type NamesRolesMember } from './names-roles.js';
 import { createPlatformKeys, MAX_KEY_SET_BYTES } from './platform-keys.js';
@@ -152,13 +152,16 @@ function storageTargetOf(req: Request): string | undefined {
   return isStorageTarget(target) ? target : undefined;
 }
 
+/** Notes a database outage on the current request, so that ltijs's answer to it becomes the tool's 503. */
+function noteOutage(error: unknown): unknown {
+  const context = requestContext.getStore();
+  if (context && error instanceof DatabaseUnavailableError) context.failure ??= error;
+  return error;
+}
+
 /** The database as ltijs and the login checks use it: an outage is also noted on the current request. */
 function noteOutages(db: Database): Database {
-  const note = (error: unknown) => {
-    const context = requestContext.getStore();
-    if (context && error instanceof DatabaseUnavailableError) context.failure ??= error;
-    return error;
-  };
+  const note = noteOutage;
   const queryable = (target: Queryable): Queryable => ({
     async query<Row>(sql: string, params?: readonly unknown[]) {
       try {
@@ -422,6 +425,8 @@ export const PLATFORM_CACHE_SECONDS = 5;
 /** Our store for ltijs; a failed delete of a used login's `state` document is only logged. */
 function createStore(db: Database, options: Pick<LtiAdapterOptions, 'olderEncryptionKeys' | 'logger'>): LtijsStore {
   const store = new LtijsStore(db, { olderKeys: options.olderEncryptionKeys, cacheSeconds: PLATFORM_CACHE_SECONDS });
+  // A read shared by concurrent requests fails in each of them: each notes the outage in its own context.
+  reportStoreFailures(store, noteOutage);
   return tolerateStateDeleteFailures(store, (error) => options.logger.warn({ err: error }, 'could not delete a used ltijs state document'));
 }
 

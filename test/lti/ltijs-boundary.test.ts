@@ -4,7 +4,11 @@ import { join, relative, sep } from 'node:path';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import type { Response } from 'express';
-import { replaceLtijsErrorAnswers, tolerateStateDeleteFailures } from '../../src/lti/ltijs-boundary.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { reportStoreFailures, replaceLtijsErrorAnswers, tolerateStateDeleteFailures } from '../../src/lti/ltijs-boundary.js';
+import { LtijsStore } from '../../src/lti/store/ltijs-store.js';
+import { DatabaseUnavailableError } from '../../src/db/errors.js';
+import type { Database } from '../../src/db/types.js';
 
 const require = createRequire(import.meta.url);
 
@@ -150,5 +154,35 @@ describe('the patches of ltijs responses and store', () => {
     assert.deepEqual(reported, [failure]);
     await assert.rejects(tolerant.Delete('platform', { platformUrl: 'x' }), failure);
     assert.equal(reported.length, 1);
+  });
+
+  it('a store read shared by concurrent requests that fails is reported in the context of every request that awaited it', async () => {
+    let release: (() => void) | undefined;
+    let queries = 0;
+    const outage = new DatabaseUnavailableError('database unavailable (ECONNREFUSED)');
+    const failing = {
+      kind: 'postgres',
+      async query(sql: string) {
+        if (!sql.startsWith('SELECT doc')) return { rows: [], rowCount: 0 };
+        queries += 1;
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        throw outage;
+      },
+    } as unknown as Database;
+    const store = new LtijsStore(failing, { cacheSeconds: 5 });
+    await store.setup();
+    const requests = new AsyncLocalStorage<{ name: string; failures: unknown[] }>();
+    reportStoreFailures(store, (error) => requests.getStore()?.failures.push(error));
+    const contexts = [{ name: 'a', failures: [] as unknown[] }, { name: 'b', failures: [] as unknown[] }];
+    // Both look the same platform up at once (as two logins of a class-start burst do): one query serves both.
+    const reads = contexts.map((context) => requests.run(context, () => store.Get(false, 'platform', { platformUrl: 'https://lms.example', clientId: 'c' }).catch((error: unknown) => error)));
+    for (let i = 0; i < 1000 && !release; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(release, 'the store queried the database');
+    release();
+    assert.deepEqual(await Promise.all(reads), [outage, outage]);
+    assert.equal(queries, 1, 'the read was shared');
+    assert.deepEqual(contexts.map((c) => c.failures), [[outage], [outage]], 'each request heard of the outage in its own context');
   });
 });
