@@ -7,12 +7,10 @@
 // process's own CPU time (/proc/<pid>/stat), RSS from /proc/<pid>/status.
 // Usage: npm run bench:compare [-- --students 300 --concurrency 20 --rounds 3 --same-user 200
 //   --delay-ms 0 --profile <dir>]      (DATABASE_URL: the server to create the databases on)
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Agent } from 'undici';
@@ -20,6 +18,7 @@ import type { LoginInitiation } from '../src/sandbox/demo-lms/index.js';
 import { SANDBOX_ACCOUNT } from '../src/sandbox/index.js';
 import type { UpstreamInfo } from './compare/upstream.js';
 import { browserLaunch, CookieJar, median, mib, ms, percentile } from './flow.js';
+import { freePort, processStats, start, stop } from './compare/processes.js';
 
 const { values } = parseArgs({
   options: {
@@ -44,71 +43,10 @@ if (!Number.isInteger(DELAY_MS) || DELAY_MS < 0) throw new Error('--delay-ms mus
 /** The goal, as ratios of this tool's figure to the bare tool's. */
 const TARGETS = { throughput: 1.5, p99: 0.7, cpu: 0.5 };
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const CLOCK_TICKS_PER_SECOND = 100;
-const ROOT = resolve(import.meta.dirname, '..');
 
 type Name = 'tool' | 'bare';
 const NAMES: readonly Name[] = ['tool', 'bare'];
 const LABEL: Record<Name, string> = { tool: 'proctor-lti', bare: 'bare ltijs' };
-
-const freePort = () =>
-  new Promise<number>((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-
-/** Starts a child process and resolves once it prints its `ready` line; the rest of its output is dropped unless it fails. */
-function start(label: string, args: string[], env: Record<string, string>): Promise<ChildProcess> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    let ready = false;
-    const timer = setTimeout(() => fail(new Error(`${label} did not start within 90 s:\n${output.slice(-2000)}`)), 90_000);
-    const watch = (chunk: Buffer) => {
-      if (ready) return;
-      output += chunk.toString();
-      if (/^ready \d+$/m.test(output)) {
-        ready = true;
-        clearTimeout(timer);
-        done(child);
-      }
-    };
-    child.stdout.on('data', watch);
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (!ready) output += chunk.toString();
-      else if (!/^\{/.test(chunk.toString())) process.stderr.write(`[${label}] ${chunk.toString()}`);
-    });
-    child.once('exit', (code) => {
-      if (!ready) {
-        clearTimeout(timer);
-        fail(new Error(`${label} exited (${code}) before it was ready:\n${output.slice(-2000)}`));
-      }
-    });
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** The process's CPU time (user + system) in ms, and its resident memory now and at its peak. */
-function processStats(pid: number): { cpuMs: number; rss: number; peakRss: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-  return { cpuMs: (ticks * 1000) / CLOCK_TICKS_PER_SECOND, rss: kib('VmRSS'), peakRss: kib('VmHWM') };
-}
 
 interface RunResult {
   ok: number;

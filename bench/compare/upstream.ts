@@ -22,6 +22,15 @@ export interface UpstreamInfo {
   learners: string[];
 }
 
+export interface CandidateSummary {
+  /** Every request the emulator has received so far (the next `from`). */
+  total: number;
+  requests: number;
+  users: number;
+  attempts: number;
+  statuses: Record<string, number>;
+}
+
 const required = (name: string): string => {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is required`);
@@ -68,6 +77,21 @@ app.post('/bench/initiate', express.json(), async (req, res, next) => {
   } catch (error) {
     next(error);
   }
+});
+// The candidate requests the emulator received from index `from` on: how many, for how many students and attempts.
+app.get('/bench/candidates', (req, res) => {
+  const calls = emulator.received.slice(Number(req.query.from ?? 0)).filter((call) => call.endpoint === '/v2/candidate/launch');
+  const bodies = calls.map((call) => (call.body ?? {}) as { user_id?: unknown; attempt_id?: unknown });
+  const statuses: Record<string, number> = {};
+  for (const call of calls) statuses[String(call.status)] = (statuses[String(call.status)] ?? 0) + 1;
+  const summary: CandidateSummary = {
+    total: emulator.received.length,
+    requests: calls.length,
+    users: new Set(bodies.map((body) => String(body.user_id))).size,
+    attempts: new Set(bodies.map((body) => String(body.attempt_id))).size,
+    statuses,
+  };
+  res.json(summary);
 });
 if (delayMs > 0) {
   app.use('/proctoring/v2', async (_req, _res, next) => {
