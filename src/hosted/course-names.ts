@@ -2,8 +2,11 @@ import type { Exam } from '../exams/store.js';
 import type { Logger } from '../logger.js';
 import { RosterError, type RosterBody, type RosterService } from './roster.js';
 
+/** Why names cannot be shown (pages say so in the reader's language: `hub:names.<reason>`). */
+export type NamesProblem = RosterError['code'] | 'names_hidden';
+
 /** Whether names could be shown, and why not: pages show the reason in place of names. */
-export type NamesStatus = { ok: true } | { ok: false; reason: string };
+export type NamesStatus = { ok: true } | { ok: false; reason: NamesProblem };
 
 export interface CourseNames {
   /** Pseudonymous user_id → name; absent when the roster could not be read. */
@@ -12,13 +15,6 @@ export interface CourseNames {
 }
 
 const DEFAULT_NAMES_TIMEOUT_MS = 5000;
-
-const NAME_PROBLEMS: Readonly<Record<RosterError['code'], string>> = {
-  unknown_course: 'Names are not shown: the tool has not recorded this course yet (it does at the next launch from it).',
-  no_names_and_roles: 'Names are not shown: the LMS does not share the course membership (Names and Roles) with the tool.',
-  roster_unavailable: 'Names are not shown: the course roster could not be read from the LMS just now.',
-  roster_timeout: 'Names are not shown: the LMS did not send the course roster in time.',
-};
 
 class NamesTimeout extends Error {}
 
@@ -52,14 +48,14 @@ export function createCourseNames(deps: { roster: Pick<RosterService, 'get'>; se
       ]);
       const found = namesIn(body);
       if (body.members > 0 && found.size === 0) {
-        return { names: found, status: { ok: false, reason: "Names are not shown: the LMS lists the course's members without names (its privacy settings hide them from the tool)." } };
+        return { names: found, status: { ok: false, reason: 'names_hidden' } };
       }
       return { names: found, status: { ok: true } };
     } catch (error) {
-      if (error instanceof RosterError) return { status: { ok: false, reason: NAME_PROBLEMS[error.code] } };
-      if (error instanceof NamesTimeout) return { status: { ok: false, reason: NAME_PROBLEMS.roster_timeout } };
+      if (error instanceof RosterError) return { status: { ok: false, reason: error.code } };
+      if (error instanceof NamesTimeout) return { status: { ok: false, reason: 'roster_timeout' } };
       deps.logger.warn({ err: error, examId: exam.id }, 'names of the course could not be read');
-      return { status: { ok: false, reason: NAME_PROBLEMS.roster_unavailable } };
+      return { status: { ok: false, reason: 'roster_unavailable' } };
     } finally {
       clearTimeout(timer);
     }

@@ -26,7 +26,7 @@ export function createLaunchViews(deps: Pick<LaunchServiceDeps, 'attempts' | 'lo
     const students = names && names.size > 0
       ? [...names].map(([userId, name]) => ({ userId, name }))
       : [...new Set(attempts.map((attempt) => attempt.userId))].map((userId) => ({ userId, name: undefined }));
-    return { rows, students, names: course?.status ?? { ok: false, reason: 'Names are not shown: the course roster is not available to this page.' } };
+    return { rows, students, names: course?.status ?? { ok: false, reason: 'roster_unavailable' } };
   }
 
   return {

@@ -212,4 +212,5 @@ describe('accommodations in the hub and in the candidate request', () => {
     assert.equal(answer.status, 400);
     assert.match(answer.text, /Choose a student/);
   });
+
 });
