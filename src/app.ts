@@ -294,7 +294,7 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
   lti.sessionRouter.use(launchLocale(async (res) => (typeof res.locals.ltik === 'string' ? (await lti.launchOf(res)).locale : undefined)));
   lti.sessionRouter.use(createLaunchRoutes(launchRouteDeps));
   lti.sessionRouter.use(createAccommodationRoutes(launchRouteDeps));
-  lti.sessionRouter.use(createExamSettingsRoutes({ lti, decide: rolePolicy, service: createExamSettingsService({ db, exams, changes }), csrf, pseudonymSecret: secret, lmsPresets, names }));
+  lti.sessionRouter.use(createExamSettingsRoutes({ lti, decide: rolePolicy, service: createExamSettingsService({ db, exams, changes }), csrf, pseudonymSecret: secret, lmsPresets, names, accommodations }));
   lti.sessionRouter.use(deepLinking.router);
   return { resourceLink: createLaunchHandler(launchRouteDeps), deepLinking: deepLinking.handle };
 }

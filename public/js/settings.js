@@ -608,7 +608,8 @@
       const banner = byId('not-configured');
       if (banner) banner.hidden = true;
       if (Array.isArray(result.history)) showHistory(result.history);
-      announce(saveStatus, say('saved', { time: new Date().toLocaleTimeString(locale) }));
+      const saved = say('saved', { time: new Date().toLocaleTimeString(locale) });
+      announce(saveStatus, typeof result.accommodationWarning === 'string' ? saved + ' ' + result.accommodationWarning : saved);
       return;
     }
     if (response && response.status === 422 && Array.isArray(result.violations)) {

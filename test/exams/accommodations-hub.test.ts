@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { openDemoExamSettings } from '../helpers/settings-page.js';
 import { callsDuring, demoExam, derived, launchAs, oneCall, ROLES, saveExamSettings, withRoles, type Launched } from '../helpers/launches.js';
 
 const STUDENT_NAME = 'María José Núñez';
@@ -177,6 +178,19 @@ describe('accommodations in the hub and in the candidate request', () => {
     assert.match(result.response.text, /updating the arrangements made for you/);
     const page = (await openHub()).response.text;
     assert.match(page, /data-accommodation-problem><strong>Needs attention:<\/strong> &#39;Verify microphone&#39; needs &#39;Record audio&#39;/);
+  });
+
+  it('a settings save that makes an accommodation unfit is not blocked, and its answer says how many need attention', async () => {
+    assert.equal((await save({ 'exam_settings.verify_audio': 'on' })).status, 200);
+    const { instructor } = await openDemoExamSettings(app);
+    const put = (document: Record<string, unknown>) =>
+      instructor.agent.put(`/lti/api/exams/${examId}/settings`).set('Authorization', `Bearer ${instructor.ltik}`).set('x-csrf-token', instructor.csrf).send({ settings: document, status: 'open' });
+    const fits = await put(settings);
+    assert.equal(fits.status, 200, JSON.stringify(fits.body));
+    assert.equal(fits.body.accommodationWarning, undefined);
+    const unfit = await put({ ...settings, exam_settings: { ...examSettings, record_audio: false } });
+    assert.equal(unfit.status, 200, JSON.stringify(unfit.body));
+    assert.match(String(unfit.body.accommodationWarning), /^1 student’s accommodation no longer fits these settings/);
   });
 
   it('removes an accommodation: the student gets the exam\'s settings again, the history records it', async () => {

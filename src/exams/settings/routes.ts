@@ -19,6 +19,8 @@ const PAGE_PATHS = ['launch_url', 'exam_start', 'exam_take', 'exam_end'] as cons
 import { isUuid } from '../../values.js';
 import { describeEntry, historyNeedsNames } from './history.js';
 import type { CourseNamesSource } from '../../hosted/course-names.js';
+import type { AccommodationStore } from '../accommodations/store.js';
+import { applyOverride } from '../accommodations/override.js';
 import { escapeHtml, htmlMessage, pageI18n, type PageI18n } from './i18n.js';
 import { scriptMessages } from './script-messages.js';
 import { localizeViolation } from './violations.js';
@@ -46,6 +48,8 @@ export interface SettingsRoutesDeps {
   lmsPresets: LmsPresetCatalog;
   /** The course's names (Names and Roles, read when the page is built), for who changed what and whose accommodation. */
   names?: CourseNamesSource;
+  /** The exam's accommodations: a save says how many no longer fit the new settings. */
+  accommodations?: Pick<AccommodationStore, 'list'>;
 }
 
 /** Staff who may edit settings, in the exam's own course (issuer, client, deployment and context). */
@@ -211,9 +215,12 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     // The recent changes as the page shows them, so "Recent changes" is current right after a save.
     const me = userIdOf(launch);
     const history = await describedHistory(exam, me, i18n);
+    // Saving is never blocked by an accommodation; the instructor learns which ones need attention in the hub.
+    const unfit = deps.accommodations ? (await deps.accommodations.list(exam.id)).filter((entry) => !applyOverride(result.settings, entry.override).ok).length : 0;
     res
       .set('Cache-Control', 'no-store')
       .json({
+        ...(unfit > 0 ? { accommodationWarning: i18n.t('accommodations:settingsWarning', { count: unfit }) } : {}),
         exam: { id: result.exam.id, title: result.exam.title, status: result.exam.status, configured: true },
         settings: result.settings,
         status: result.exam.status,
