@@ -15,7 +15,7 @@ import type { LoginInitiation } from '../src/sandbox/demo-lms/index.js';
 import { SANDBOX_ACCOUNT } from '../src/sandbox/index.js';
 import type { CandidateSummary, UpstreamInfo } from './compare/upstream.js';
 import { freePort, processStats, start, stop } from './compare/processes.js';
-import { browserLaunch, CookieJar, median, mib, ms, percentile } from './flow.js';
+import { browserLaunch, CookieJar, median, mib, ms, percentile, timedLaunch } from './flow.js';
 
 const { values } = parseArgs({
   options: {
@@ -52,18 +52,7 @@ async function burst(pid: number, logins: LoginInitiation[], jarOf: (index: numb
   const times: number[] = [];
   const failures = new Map<string, number>();
   const started = performance.now();
-  await Promise.all(
-    logins.map(async (login, index) => {
-      const t0 = performance.now();
-      try {
-        await browserLaunch(login, jarOf(index), dispatcher, sessionPrefix, 0);
-        times.push(performance.now() - t0);
-      } catch (error) {
-        const message = (error as Error).message.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '…').slice(0, 160);
-        failures.set(message, (failures.get(message) ?? 0) + 1);
-      }
-    }),
-  );
+  await Promise.all(logins.map((login, index) => timedLaunch(() => browserLaunch(login, jarOf(index), dispatcher, sessionPrefix, 0), times, failures)));
   const wallMs = performance.now() - started;
   const after = processStats(pid);
   const candidates = (await (await fetch(`${upstream}/bench/candidates?from=${from}`)).json()) as CandidateSummary;

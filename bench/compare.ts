@@ -17,7 +17,7 @@ import { Agent } from 'undici';
 import type { LoginInitiation } from '../src/sandbox/demo-lms/index.js';
 import { SANDBOX_ACCOUNT } from '../src/sandbox/index.js';
 import type { UpstreamInfo } from './compare/upstream.js';
-import { browserLaunch, CookieJar, median, mib, ms, percentile } from './flow.js';
+import { browserLaunch, CookieJar, median, mib, ms, percentile, timedLaunch } from './flow.js';
 import { freePort, processStats, start, stop } from './compare/processes.js';
 
 const { values } = parseArgs({
@@ -69,14 +69,7 @@ async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number
   await Promise.all(
     Array.from({ length: Math.min(CONCURRENCY, logins.length) }, async () => {
       for (let index = next++; index < logins.length; index = next++) {
-        const t0 = performance.now();
-        try {
-          await browserLaunch(logins[index]!, jarOf(index), dispatcher, sessionPrefix, toolRedirects);
-          times.push(performance.now() - t0);
-        } catch (error) {
-          const message = (error as Error).message.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '…').slice(0, 160);
-          failures.set(message, (failures.get(message) ?? 0) + 1);
-        }
+        await timedLaunch(() => browserLaunch(logins[index]!, jarOf(index), dispatcher, sessionPrefix, toolRedirects), times, failures);
       }
     }),
   );

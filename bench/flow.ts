@@ -138,3 +138,15 @@ export async function browserLaunch(login: LoginInitiation, jar: CookieJar, disp
     got = await send(step, target, { method: 'GET' });
   }
 }
+
+/** Runs one browser launch, adding its time to `times` or its failure (incident ids left out) to `failures`. */
+export async function timedLaunch(launch: () => Promise<void>, times: number[], failures: Map<string, number>): Promise<void> {
+  const t0 = performance.now();
+  try {
+    await launch();
+    times.push(performance.now() - t0);
+  } catch (error) {
+    const message = (error as Error).message.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '…').slice(0, 160);
+    failures.set(message, (failures.get(message) ?? 0) + 1);
+  }
+}
