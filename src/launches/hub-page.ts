@@ -7,6 +7,8 @@ import { availabilityAt, timeZoneOf } from '../exams/availability.js';
 import { overrideInWords } from '../exams/accommodations/form.js';
 import type { AccommodationOverride } from '../exams/accommodations/override.js';
 import { MIN_SUSPICION_CHOICES } from '../webhooks/results.js';
+import { localizeViolation } from '../exams/settings/violations.js';
+import type { Violation } from '../proctoring/contract.js';
 import { LAUNCH_PATHS } from './paths.js';
 import type { HubView } from './service.js';
 import { LAUNCH_OUTCOMES, shortId } from './summary.js';
@@ -39,6 +41,7 @@ export function renderHub(req: Request, res: Response, deps: HubPageDeps, hub: H
     },
     notice,
     overrideInWords: (override: AccommodationOverride) => overrideInWords(override, i18n.t),
+    ruleInWords: (violation: Violation) => localizeViolation(i18n.t, violation).message,
     minSuspicionChoices: MIN_SUSPICION_CHOICES,
     formatTime: (date: Date) => i18n.formatDateTime(date, { timeZone, dateStyle: 'medium', timeStyle: 'short' }),
     timeZone,

@@ -21,6 +21,7 @@ import { candidateStart, type StartPage } from './start-page.js';
 import { availabilityAt } from '../exams/availability.js';
 import type { AccommodationStore } from '../exams/accommodations/store.js';
 import type { AccommodationOverride } from '../exams/accommodations/override.js';
+import type { Violation } from '../proctoring/contract.js';
 import type { CourseNamesSource, NamesStatus } from '../hosted/course-names.js';
 import { applyOverride } from '../exams/accommodations/override.js';
 import type { CandidatePlan } from './proctoring-urls.js';
@@ -102,7 +103,8 @@ export interface HubView {
 }
 
 export interface AccommodationsView {
-  rows: Array<{ userId: string; name?: string; override: AccommodationOverride; problems: string[] }>;
+  /** `problems`: the rules an accommodation breaks with the exam's current settings (the page words them). */
+  rows: Array<{ userId: string; name?: string; override: AccommodationOverride; problems: Violation[] }>;
   /** Whom an accommodation can be added for. */
   students: Array<{ userId: string; name?: string }>;
   names: NamesStatus;

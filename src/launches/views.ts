@@ -16,16 +16,17 @@ export function createLaunchViews(deps: Pick<LaunchServiceDeps, 'attempts' | 'lo
     const store = deps.accommodations;
     if (!store || !exam.settings) return undefined;
     const document = exam.settings;
-    const [list, course, attempts] = await Promise.all([store.list(exam.id), deps.names ? deps.names(exam) : undefined, deps.attempts.recent(exam.id, MAX_STUDENTS_LISTED)]);
+    const [list, course] = await Promise.all([store.list(exam.id), deps.names ? deps.names(exam) : undefined]);
     const names = course?.names;
     const rows = list.map((entry) => {
       const applied = applyOverride(document, entry.override);
-      return { userId: entry.userId, name: names?.get(entry.userId), override: entry.override, problems: applied.ok ? [] : applied.violations.map((v) => v.message) };
+      return { userId: entry.userId, name: names?.get(entry.userId), override: entry.override, problems: applied.ok ? [] : applied.violations };
     });
     // Whom an accommodation can be added for: the course's members by name; without names, the students who opened the exam.
-    const students = names && names.size > 0
-      ? [...names].map(([userId, name]) => ({ userId, name }))
-      : [...new Set(attempts.map((attempt) => attempt.userId))].map((userId) => ({ userId, name: undefined }));
+    const students =
+      names && names.size > 0
+        ? [...names].map(([userId, name]) => ({ userId, name }))
+        : [...new Set((await deps.attempts.recent(exam.id, MAX_STUDENTS_LISTED)).map((attempt) => attempt.userId))].map((userId) => ({ userId, name: undefined }));
     return { rows, students, names: course?.status ?? { ok: false, reason: 'roster_unavailable' } };
   }
 
