@@ -65,11 +65,23 @@ const toRecord = (row: Row): LtiContextRecord => ({
   membershipsUrl: row.memberships_url ?? undefined,
 });
 
+/**
+ * How long this process trusts that a course it recorded is still recorded as the launch says: a class-start
+ * burst of one course then writes its record once, not once per student. Bounded; another process's change of
+ * the same row (rare: the LMS renamed the course) reaches it at the latest after this time.
+ */
+const REMEMBERED_MS = 60_000;
+const MAX_REMEMBERED = 10_000;
+
 export function createContextStore(db: Queryable, options: { pseudonymSecret: string }): ContextStore {
+  const remembered = new Map<string, { fingerprint: string; until: number }>();
   return {
     async remember(launch) {
       if (!launch.context) return undefined;
       const sectionId = deriveSectionId(options.pseudonymSecret, launch.issuer, launch.deploymentId, launch.context.id);
+      const fingerprint = JSON.stringify([launch.clientId, launch.context.title ?? null, launch.context.label ?? null, launch.namesRolesUrl ?? null]);
+      const known = remembered.get(sectionId);
+      if (known && known.fingerprint === fingerprint && known.until > Date.now()) return sectionId;
       // A launch without the Names and Roles claim (a deep-linking request, say) keeps the URL already known.
       await db.query(
         `INSERT INTO lti_contexts (section_id, issuer, client_id, deployment_id, context_id, title, label, memberships_url)
@@ -96,6 +108,8 @@ export function createContextStore(db: Queryable, options: { pseudonymSecret: st
           launch.namesRolesUrl ?? null,
         ],
       );
+      if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+      remembered.set(sectionId, { fingerprint, until: Date.now() + REMEMBERED_MS });
       return sectionId;
     },
     async find(sectionId) {

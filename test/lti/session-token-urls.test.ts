@@ -40,13 +40,14 @@ function assertNoTokenInUrls(response: supertest.Response, tokens: string[], whe
   }
 }
 
-/** The POST forms of a page that carry the session (hidden ltik), with their other hidden fields. */
+/** The POST forms of a page that carry the session (hidden ltik), with their other hidden fields and each list's first choice. */
 function sessionForms(html: string): Array<{ action: string; fields: Record<string, string> }> {
   const forms = [...html.matchAll(/<form method="post" action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)];
   return forms
     .map((form) => {
       const fields: Record<string, string> = {};
       for (const input of form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[input[1]!] = input[2]!;
+      for (const select of form[2]!.matchAll(/<select [^>]*name="([^"]+)"[^>]*>\s*<option value="([^"]*)"/g)) fields[select[1]!] ??= select[2]!;
       return { action: form[1]!, fields };
     })
     .filter((form) => form.fields.ltik);
