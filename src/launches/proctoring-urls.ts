@@ -7,13 +7,13 @@ import { candidateRequest, displayNameFor, expireFor, launchpadRequest, linkTtlS
 import { returnLink } from './return-links.js';
 import { isTestLaunch, noCourseError, notConfiguredError, quizAddressUncheckedError, type LaunchServiceDeps, type LaunchSession, type ProctoringLaunches } from './service.js';
 
-/** The proctoring URL of each Launch API endpoint for one session: the request built, sent, its URL returned. */
 /** What one student's session runs with: the exam's settings with their accommodation laid over them. */
 export interface CandidatePlan {
   settings: ExamSettingsDocument;
   exempt: boolean;
 }
 
+/** The proctoring URL of each Launch API endpoint for one session: the request built, sent, its URL returned. */
 export interface ProctoringUrls {
   /** The proctoring URL; for a student exempted from proctoring, the quiz itself (no Launch API call). */
   candidate(session: LaunchSession, exam: Exam | undefined, plan?: CandidatePlan): Promise<string>;

@@ -15,6 +15,11 @@ export type SetResult = { ok: true; accommodation: AccommodationOverride } | { o
 /** Where an override's changes appear in the exam's change history: under the student's pseudonymous id. */
 export const historyPrefix = (userId: string): string => `accommodations.${userId}`;
 
+/** The change-history entries of one student's override going from `before` to `after` (absent: `{}`). */
+function overrideChanges(userId: string, before: AccommodationOverride | undefined, after: AccommodationOverride | undefined): SettingsChange[] {
+  return diffSettings(before ?? {}, after ?? {}).map((c) => ({ ...c, path: `${historyPrefix(userId)}.${c.path}` }));
+}
+
 export interface AccommodationStore {
   list(examId: string): Promise<Accommodation[]>;
   get(examId: string, userId: string): Promise<AccommodationOverride | undefined>;
@@ -45,7 +50,7 @@ export async function replaceOverrides(db: Queryable, examId: string, next: Read
   for (const userId of new Set([...before.keys(), ...next.keys()])) {
     const old = before.get(userId);
     const now = next.get(userId);
-    changes.push(...diffSettings(old ?? {}, now ?? {}).map((c) => ({ ...c, path: `${historyPrefix(userId)}.${c.path}` })));
+    changes.push(...overrideChanges(userId, old, now));
     if (now === undefined) await db.query('DELETE FROM exam_accommodations WHERE exam_id = $1 AND user_id = $2', [examId, userId]);
     else if (JSON.stringify(old) !== JSON.stringify(now)) {
       await db.query(
@@ -91,7 +96,7 @@ export function createAccommodationStore(db: Database): AccommodationStore {
            ON CONFLICT (exam_id, user_id) DO UPDATE SET override = EXCLUDED.override, updated_at = now()`,
           [examId, userId, JSON.stringify(applied.override)],
         );
-        const changes = diffSettings(before ?? {}, applied.override).map((c) => ({ ...c, path: `${historyPrefix(userId)}.${c.path}` }));
+        const changes = overrideChanges(userId, before, applied.override);
         await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes });
         return { ok: true as const, accommodation: applied.override };
       });
@@ -104,14 +109,14 @@ export function createAccommodationStore(db: Database): AccommodationStore {
          RETURNING user_id, override`,
         [fromExamId, toExamId],
       );
-      return copied.rows.flatMap((row) => diffSettings({}, row.override).map((c) => ({ ...c, path: `${historyPrefix(row.user_id)}.${c.path}` })));
+      return copied.rows.flatMap((row) => overrideChanges(row.user_id, undefined, row.override));
     },
     async remove(examId, userId, actor) {
       return db.transaction(async (tx) => {
         const before = await current(tx, examId, userId);
         if (before === undefined) return false;
         await tx.query('DELETE FROM exam_accommodations WHERE exam_id = $1 AND user_id = $2', [examId, userId]);
-        const changes = diffSettings(before, {}).map((c) => ({ ...c, path: `${historyPrefix(userId)}.${c.path}` }));
+        const changes = overrideChanges(userId, before, undefined);
         await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes });
         return true;
       });
