@@ -7,6 +7,8 @@ import { axeViolations, describeViolations } from './axe.js';
 export async function signInByKeyboard(page: Page, baseUrl: string, password = ADMIN_TEST_PASSWORD): Promise<void> {
   await page.goto(`${baseUrl}/admin`);
   assert.match(page.url(), /\/admin\/sign-in/);
+  // The browser moves focus to an autofocus field at its next rendering step, which may come after the load event.
+  await page.waitForFunction(() => document.activeElement?.id === 'password', undefined, { timeout: 5000 }).catch(() => undefined);
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'password', 'the password field has focus');
   await page.keyboard.type(password);
   await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
