@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -95,6 +95,8 @@ function removeStale(path: string, seen: string): undefined {
 export function acquireLock(dataDir: string, kind: LockHolder['kind']): DataDirLock {
   const path = pathOf(dataDir);
   const mine: LockHolder = { pid: process.pid, hostname: hostname(), kind, startedAt: new Date().toISOString() };
+  // A fresh checkout has no data directory yet: the first start creates it (the database and keys go there).
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 3; attempt++) {
     let fd: number;
     try {
