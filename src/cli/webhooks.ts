@@ -48,10 +48,10 @@ async function explained(work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (error) {
-    const { webhookErrorInWords } = await import('../webhooks/errors.js');
+    const [{ webhookErrorInWords }, { translator, DEFAULT_LOCALE }] = await Promise.all([import('../webhooks/errors.js'), import('../i18n/index.js')]);
     const words = webhookErrorInWords(error);
     if (words === undefined) throw error;
-    err(forTerminal(`Error: ${words}`));
+    err(forTerminal(`Error: ${words(translator(DEFAULT_LOCALE))}`));
     fail();
   }
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { doubleCsrf } from 'csrf-csrf';
+import { wording } from '../i18n/index.js';
 import { AppError } from './errors.js';
 
 export interface Csrf {
@@ -45,7 +46,7 @@ export function createCsrf(options: CsrfOptions): Csrf {
         if (error) {
           next(
             new AppError(403, 'csrf', 'This form has expired', 'This page has expired. Reload it and try again.', {
-              adminMessage: 'The request carried no valid CSRF token for this session.',
+              adminText: wording('causes:launch.formExpired'),
               messageKey: 'common:errors.formExpired',
             }),
           );

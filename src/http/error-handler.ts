@@ -8,7 +8,8 @@ import { LoginCapacityError, LtiRefusal, userMessageFor, type RefusedRegistratio
 import multer from 'multer';
 import { UPLOAD_MAX_BYTES } from '../admin/uploads.js';
 import { RosterError } from '../hosted/roster.js';
-import { ProctoringError, ProctoringRequestInvalid } from '../proctoring/errors.js';
+import { ProctoringError, ProctoringRequestInvalid, requestInvalidWording } from '../proctoring/errors.js';
+import { localizeViolation } from '../exams/settings/violations.js';
 import { AppError, errorLogFields, isLogged, markLogged, NotFoundError } from './errors.js';
 
 /** API routes live under /api/ (and /lti/api/ behind the LTI session); hosted endpoints are fetched by scripts. */
@@ -120,7 +121,13 @@ export function upstreamError(error: ProctoringError): AppError {
       'exam_settings_invalid',
       "This exam's settings need attention",
       'This proctored exam cannot start because of a problem with its settings. Please tell your instructor; nothing has been lost.',
-      { adminMessage: error.adminMessage, cause: error, messageKey: 'common:errors.examSettingsInvalid' },
+      {
+        // Each broken rule in the reader's words, as the settings page writes it.
+        adminText: requestInvalidWording(error.violations, (t, violation) => localizeViolation(t.t, violation).message),
+        adminMessage: error.adminMessage,
+        cause: error,
+        messageKey: 'common:errors.examSettingsInvalid',
+      },
     );
   }
   const timeout = error.code === 'timeout';
@@ -129,7 +136,7 @@ export function upstreamError(error: ProctoringError): AppError {
     `upstream_${error.code}`,
     timeout ? 'The proctoring service did not answer in time' : 'The proctoring service could not be reached',
     'Your proctored session could not be started just now. Nothing is lost: try again in a moment.',
-    { adminMessage: error.adminMessage, cause: error, retryable: true, messageKey: timeout ? 'common:errors.upstreamTimeout' : 'common:errors.upstreamUnreachable' },
+    { adminText: error.adminText, adminMessage: error.adminMessage, cause: error, retryable: true, messageKey: timeout ? 'common:errors.upstreamTimeout' : 'common:errors.upstreamUnreachable' },
   );
 }
 
@@ -165,7 +172,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const showAdmin = res.locals.showAdminDetail === true;
     // Errors raised before the language was chosen (e.g. in the sandbox's routes) still get a page in one.
-    const text = localizedText(appError, translatorOf(req, res));
+    const reader = translatorOf(req, res);
+    const text = localizedText(appError, reader);
+    const adminMessage = showAdmin ? (appError.options.adminText?.(reader) ?? appError.options.adminMessage) : undefined;
     res.status(appError.status).set('Cache-Control', 'no-store');
     if (appError.status === 503) res.set('Retry-After', String(RETRY_AFTER_SECONDS));
     if (wantsJson(req)) {
@@ -174,14 +183,14 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         error: appError.code,
         message: text.message,
         incidentId: appError.options.ordinary ? undefined : appError.incidentId,
-        ...(showAdmin && appError.options.adminMessage ? { adminMessage: appError.options.adminMessage } : {}),
+        ...(showAdmin && adminMessage ? { adminMessage } : {}),
       });
       return;
     }
     res.render('error', {
       title: text.title,
       message: text.message,
-      adminMessage: showAdmin ? appError.options.adminMessage : undefined,
+      adminMessage,
       incidentId: appError.options.ordinary ? undefined : appError.incidentId,
       ...retryOf(req, res, appError),
     });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MessageValues } from '../i18n/index.js';
+import { DEFAULT_LOCALE, translator, type MessageValues, type Wording } from '../i18n/index.js';
 
 /**
  * Errors the tool shows to people. `publicMessage` is safe for anyone (students included);
@@ -8,21 +8,28 @@ import type { MessageValues } from '../i18n/index.js';
  */
 export class AppError extends Error {
   readonly incidentId: string;
+  readonly options: AppErrorOptions;
   constructor(
     readonly status: number,
     readonly code: string,
     readonly title: string,
     readonly publicMessage: string,
-    readonly options: AppErrorOptions = {},
+    options: AppErrorOptions = {},
   ) {
-    super(`${code}: ${options.adminMessage ?? publicMessage}`, { cause: options.cause });
+    // The log's English sentence for a cause worded in the catalogs.
+    const adminMessage = options.adminMessage ?? options.adminText?.(translator(DEFAULT_LOCALE));
+    super(`${code}: ${adminMessage ?? publicMessage}`, { cause: options.cause });
     this.name = 'AppError';
+    this.options = adminMessage === options.adminMessage ? options : { ...options, adminMessage };
     this.incidentId = options.incidentId ?? randomUUID();
   }
 }
 
 export interface AppErrorOptions {
+  /** The cause for staff and the log, in English (derived from `adminText` when not given). */
   adminMessage?: string;
+  /** The cause in the reader's language, shown to staff instead of `adminMessage`. */
+  adminText?: Wording;
   cause?: unknown;
   retryable?: boolean;
   /** The incident id a domain error already logged its cause under. */
@@ -48,8 +55,8 @@ export class NotFoundError extends AppError {
 
 export class ForbiddenError extends AppError {
   /** `messageKey`: the title and message in the user's language (see `AppErrorOptions.messageKey`). */
-  constructor(message: string, adminMessage?: string, messageKey?: string) {
-    super(403, 'forbidden', 'Not allowed', message, { adminMessage, messageKey });
+  constructor(message: string, admin?: string | Wording, messageKey?: string) {
+    super(403, 'forbidden', 'Not allowed', message, typeof admin === 'function' ? { adminText: admin, messageKey } : { adminMessage: admin, messageKey });
   }
 }
 

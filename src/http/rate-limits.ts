@@ -25,12 +25,17 @@ export interface RateLimitRule {
 
 export class TooManyRequestsError extends AppError {
   constructor(retryAfterSeconds: number) {
-    super(429, 'too_many_requests', 'Too many requests', `Too many requests from your network. Please wait ${describeWait(retryAfterSeconds)} and try again.`, { retryable: true });
+    const wait = waitOf(retryAfterSeconds);
+    super(429, 'too_many_requests', 'Too many requests', `Too many requests from your network. Please wait ${wait.amount} ${wait.unit} and try again.`, {
+      retryable: true,
+      messageKey: 'common:errors.tooManyRequests',
+      messageValues: { ...wait },
+    });
   }
 }
 
-function describeWait(seconds: number): string {
-  return seconds < 90 ? `${Math.max(1, Math.ceil(seconds))} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+function waitOf(seconds: number): { amount: number; unit: 'seconds' | 'minutes' } {
+  return seconds < 90 ? { amount: Math.max(1, Math.ceil(seconds)), unit: 'seconds' } : { amount: Math.ceil(seconds / 60), unit: 'minutes' };
 }
 
 /**

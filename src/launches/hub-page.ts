@@ -9,6 +9,7 @@ import type { AccommodationOverride } from '../exams/accommodations/override.js'
 import { MIN_SUSPICION_CHOICES } from '../webhooks/results.js';
 import { localizeViolation } from '../exams/settings/violations.js';
 import type { Violation } from '../proctoring/contract.js';
+import { roleReasonWording } from '../lti/role-words.js';
 import { LAUNCH_PATHS } from './paths.js';
 import type { HubView } from './service.js';
 import { LAUNCH_OUTCOMES, shortId } from './summary.js';
@@ -41,6 +42,7 @@ export function renderHub(req: Request, res: Response, deps: HubPageDeps, hub: H
     },
     notice,
     overrideInWords: (override: AccommodationOverride) => overrideInWords(override, i18n.t),
+    rolesReason: roleReasonWording(hub.roles.why)(i18n),
     ruleInWords: (violation: Violation) => localizeViolation(i18n.t, violation).message,
     minSuspicionChoices: MIN_SUSPICION_CHOICES,
     formatTime: (date: Date) => i18n.formatDateTime(date, { timeZone, dateStyle: 'medium', timeStyle: 'short' }),

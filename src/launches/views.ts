@@ -47,7 +47,7 @@ export function createLaunchViews(deps: Pick<LaunchServiceDeps, 'attempts' | 'lo
         canReview: decision.canReview,
         canProctor: decision.canProctor,
         isAdmin: decision.isAdmin,
-        roles: { received: [...launch.roles], matched: decision.matched, reason: decision.reason, placement: launch.placement },
+        roles: { received: [...launch.roles], matched: decision.matched, why: decision.why, placement: launch.placement },
         attempts,
         results,
         accommodations,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_LOCALE, translator, wording, type MessageValues, type Wording } from '../i18n/index.js';
 import { OutboundError, type GuardedHttp } from '../net/guarded-http.js';
 import { hasControlCharacters } from '../text/control-characters.js';
 import type { PlatformInput } from './provider.js';
@@ -39,10 +40,15 @@ const registrationResponseSchema = z.object({
 /** `message` may be shown to the person registering; `detail` is for the log only. */
 export class RegistrationError extends Error {
   readonly detail: string;
-  constructor(message: string, detail: string = message) {
+  /** The cause in the reader's language (`causes:registration.<key>`); `message` is its English. */
+  readonly words: Wording;
+  constructor(key: string, values?: MessageValues, detail?: string) {
+    const words = wording(`causes:registration.${key}`, values);
+    const message = words(translator(DEFAULT_LOCALE));
     super(message);
     this.name = 'RegistrationError';
-    this.detail = detail;
+    this.words = words;
+    this.detail = detail ?? message;
   }
 }
 
@@ -66,19 +72,15 @@ export function checkIssuerHost(openIdConfigurationUrl: string, configuration: O
   const fetchedFrom = new URL(openIdConfigurationUrl);
   const issuer = new URL(configuration.issuer);
   if (issuer.host !== fetchedFrom.host) {
-    throw new RegistrationError(
-      `The LMS configuration names issuer ${issuer.host}, but it was fetched from ${fetchedFrom.host}: registration refused.`,
-    );
+    throw new RegistrationError('issuerElsewhere', { issuer: issuer.host, fetchedFrom: fetchedFrom.host });
   }
   if (fetchedFrom.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(fetchedFrom.hostname)) {
-    throw new RegistrationError('The LMS configuration must be fetched over https.');
+    throw new RegistrationError('notHttps');
   }
   // The registration request carries the LMS's bearer token: it goes nowhere but the issuer's own host.
   const registrationEndpoint = new URL(configuration.registration_endpoint);
   if (registrationEndpoint.host !== issuer.host) {
-    throw new RegistrationError(
-      `The LMS configuration names a registration endpoint on ${registrationEndpoint.host}, not on the issuer's host ${issuer.host}: registration refused.`,
-    );
+    throw new RegistrationError('endpointElsewhere', { endpoint: registrationEndpoint.host, issuer: issuer.host });
   }
 }
 
@@ -131,10 +133,7 @@ export function buildRegistrationRequest(tool: ToolDescription, configuration: O
   };
 }
 
-const UNREADABLE = {
-  configuration: 'The LMS configuration could not be read from the address the LMS gave: nothing was registered.',
-  registration: 'The LMS did not accept the registration: nothing was registered.',
-} as const;
+const UNREADABLE = { configuration: 'configurationUnreadable', registration: 'registrationRefused' } as const;
 
 async function requestJson(
   http: GuardedHttp,
@@ -145,7 +144,7 @@ async function requestJson(
 ): Promise<unknown> {
   // Whatever went wrong (refused address, connection, status, size, format), the page says the same:
   // a different text per case would let anyone holding a link map hosts and ports through the tool.
-  const unreadable = (detail: string) => new RegistrationError(UNREADABLE[what], `${what} request to ${url}: ${detail}`);
+  const unreadable = (detail: string) => new RegistrationError(UNREADABLE[what], undefined, `${what} request to ${url}: ${detail}`);
   let response;
   try {
     response = await http.request(url, { ...init, signal });
@@ -166,7 +165,7 @@ const stringOrUndefined = (value: unknown): string | undefined => (typeof value 
 /** What an LMS sends is shown later in pages, logs and terminals: control characters are refused outright. */
 function refuseControlCharacters(fields: Record<string, string | undefined>): void {
   const bad = Object.entries(fields).filter(([, value]) => value !== undefined && hasControlCharacters(value)).map(([name]) => name);
-  if (bad.length > 0) throw new RegistrationError(`The LMS sent control characters in ${bad.join(', ')}: registration refused.`);
+  if (bad.length > 0) throw new RegistrationError('controlCharacters', { fields: bad.join(', ') });
 }
 
 /** Runs the registration against the LMS and returns what to store (the caller registers it). */
@@ -183,14 +182,15 @@ export async function registerWithPlatform(input: {
   try {
     configUrl = new URL(input.openIdConfigurationUrl);
   } catch {
-    throw new RegistrationError('openid_configuration is not a URL.');
+    throw new RegistrationError('configurationNotUrl');
   }
   const raw = await requestJson(input.http, configUrl.href, { headers: { Accept: 'application/json', 'User-Agent': input.userAgent } }, 'configuration', signal);
   const parsed = openIdConfigurationSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new RegistrationError(
-      'The LMS configuration is incomplete: it is not an LTI platform configuration.',
+      'configurationIncomplete',
+      undefined,
       `configuration from ${configUrl.href}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
     );
   }
@@ -213,7 +213,7 @@ export async function registerWithPlatform(input: {
   // The tool fetches the key set and tokens from these later: the same rules as for this exchange.
   for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
     const refused = input.http.refusal(configuration[field]);
-    if (refused) throw new RegistrationError(`The LMS configuration's ${field} is refused: it must be an https address on the internet.`, `${field}: ${refused}`);
+    if (refused) throw new RegistrationError('addressRefused', { field }, `${field}: ${refused}`);
   }
 
   const response = await requestJson(
@@ -233,7 +233,7 @@ export async function registerWithPlatform(input: {
     signal,
   );
   const registered = registrationResponseSchema.safeParse(response);
-  if (!registered.success) throw new RegistrationError('The LMS accepted the registration but returned no client_id.');
+  if (!registered.success) throw new RegistrationError('noClientId');
   refuseControlCharacters({
     client_id: registered.data.client_id,
     deployment_id: registered.data['https://purl.imsglobal.org/spec/lti-tool-configuration']?.deployment_id,

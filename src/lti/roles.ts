@@ -26,7 +26,16 @@ export interface RoleDecision {
   matched: string[];
   /** One sentence for the "roles received" troubleshooting panel. */
   reason: string;
+  /** The same reason as data, for sentences in the reader's language. */
+  why: RoleReason;
 }
+
+/** Why a launch's roles decide what they decide; `roles` are the matched roles' short names (e.g. `Instructor`). */
+export type RoleReason =
+  | { kind: 'testUser' }
+  | { kind: 'staff'; staff: StaffRole[]; roles: string[]; settingsReadOnly: boolean; noReviewOrLive: boolean }
+  | { kind: 'proctor' | 'observer' | 'learner' | 'institutionOnly' | 'noCourseRole'; roles: string[] }
+  | { kind: 'noRoles' };
 
 export interface MapRolesInput {
   roles: readonly string[];
@@ -174,7 +183,7 @@ const COURSE_ROLES: Readonly<Record<string, CourseRole>> = {
   'Manager#ExternalObserver': 'mentor',
 };
 
-type StaffRole = 'instructor' | 'teachingAssistant' | 'contentDeveloper' | 'courseAdministrator' | 'systemAdministrator';
+export type StaffRole = 'instructor' | 'teachingAssistant' | 'contentDeveloper' | 'courseAdministrator' | 'systemAdministrator';
 
 type Permission = boolean | 'if-teaching-assistants-may-edit';
 
@@ -247,11 +256,15 @@ function unique(values: readonly string[]): string[] {
   return [...new Set(values)];
 }
 
-function labels(roles: readonly ReceivedRole[]): string {
-  return unique(roles.map((r) => roleLabel(r.parsed))).join(', ');
+function labelList(roles: readonly ReceivedRole[]): string[] {
+  return unique(roles.map((r) => roleLabel(r.parsed)));
 }
 
-function decision(kind: RoleKind, matched: readonly ReceivedRole[], reason: string, extra: Partial<RoleDecision> = {}): RoleDecision {
+function labels(roles: readonly ReceivedRole[]): string {
+  return labelList(roles).join(', ');
+}
+
+function decision(kind: RoleKind, matched: readonly ReceivedRole[], reason: string, why: RoleReason, extra: Partial<RoleDecision> = {}): RoleDecision {
   return {
     kind,
     canEditSettings: false,
@@ -261,6 +274,7 @@ function decision(kind: RoleKind, matched: readonly ReceivedRole[], reason: stri
     isAdmin: false,
     matched: unique(matched.map((r) => r.raw)),
     reason,
+    why,
     ...extra,
   };
 }
@@ -273,7 +287,7 @@ export function mapRoles(input: MapRolesInput): RoleDecision {
 
   const testUser = received.filter((r) => roleKey(r.raw) === TEST_USER_KEY);
   if (testUser.length > 0) {
-    return decision('candidate', testUser, 'LMS test user (such as Canvas Student View): opens exams as a candidate, attempts marked as tests.', {
+    return decision('candidate', testUser, 'LMS test user (such as Canvas Student View): opens exams as a candidate, attempts marked as tests.', { kind: 'testUser' }, {
       isTestUser: true,
     });
   }
@@ -313,7 +327,8 @@ export function mapRoles(input: MapRolesInput): RoleDecision {
       canReview || canProctor ? '' : 'no review center or live monitoring',
     ].filter(Boolean);
     const note = notes.length > 0 ? ` (${notes.join('; ')})` : '';
-    return decision('instructor', matched, `${capitalize(who)} (${labels(matched)}): instructor hub${note}.`, {
+    const why: RoleReason = { kind: 'staff', staff: staff.map((s) => s.role), roles: labelList(matched), settingsReadOnly: !canEditSettings, noReviewOrLive: !(canReview || canProctor) };
+    return decision('instructor', matched, `${capitalize(who)} (${labels(matched)}): instructor hub${note}.`, why, {
       canEditSettings,
       canReview,
       canProctor,
@@ -322,31 +337,34 @@ export function mapRoles(input: MapRolesInput): RoleDecision {
   }
 
   if (proctors.length > 0) {
-    return decision('proctor', proctors, `Proctor role from the platform settings (${labels(proctors)}): live monitoring and launchpad.`, {
+    return decision('proctor', proctors, `Proctor role from the platform settings (${labels(proctors)}): live monitoring and launchpad.`, { kind: 'proctor', roles: labelList(proctors) }, {
       canProctor: true,
     });
   }
 
   const mentors = byCourseRole('mentor');
   if (mentors.length > 0) {
-    return decision('none', mentors, `Observer (${labels(mentors)}): observers cannot open proctored exams.`);
+    return decision('none', mentors, `Observer (${labels(mentors)}): observers cannot open proctored exams.`, { kind: 'observer', roles: labelList(mentors) });
   }
 
   const learners = byCourseRole('learner');
   if (learners.length > 0) {
-    return decision('candidate', learners, `Learner in this course (${labels(learners)}): opens exams as a candidate.`);
+    return decision('candidate', learners, `Learner in this course (${labels(learners)}): opens exams as a candidate.`, { kind: 'learner', roles: labelList(learners) });
   }
 
-  return decision('none', [], noCourseRoleReason(received));
+  return noCourseRoleDecision(received);
 }
 
-function noCourseRoleReason(received: readonly ReceivedRole[]): string {
-  if (received.length === 0) return 'The launch carried no roles, so no access to proctored exams.';
+function noCourseRoleDecision(received: readonly ReceivedRole[]): RoleDecision {
+  if (received.length === 0) return decision('none', [], 'The launch carried no roles, so no access to proctored exams.', { kind: 'noRoles' });
   const institution = received.filter((r) => r.parsed.scope === 'institution');
   if (institution.length > 0) {
-    return `No course role that opens proctored exams; institution roles (${labels(institution)}) never grant rights in a course.`;
+    return decision('none', [], `No course role that opens proctored exams; institution roles (${labels(institution)}) never grant rights in a course.`, {
+      kind: 'institutionOnly',
+      roles: labelList(institution),
+    });
   }
-  return `No course role that opens proctored exams among the roles received (${labels(received)}).`;
+  return decision('none', [], `No course role that opens proctored exams among the roles received (${labels(received)}).`, { kind: 'noCourseRole', roles: labelList(received) });
 }
 
 function capitalize(text: string): string {

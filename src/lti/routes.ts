@@ -89,8 +89,7 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
         const reference = randomUUID().slice(0, 8);
         const attemptsLeft = await options.registrationLinks.recordFailure(link);
         options.logger.warn({ reference, detail: error.detail, attemptsLeft }, 'dynamic registration refused');
-        // The cause itself (error.message) is technical and stays in English, for the administrators.
-        fail(400, t('registration:failed', { detail: error.message, attemptsLeft: Math.max(attemptsLeft, 0), reference }));
+        fail(400, t('registration:failed', { detail: error.words(translatorOf(req, res)), attemptsLeft: Math.max(attemptsLeft, 0), reference }));
         return;
       }
       throw error;

@@ -1,4 +1,5 @@
 import { DEFAULT_ACCOUNT_ID, type AccountId, type PlatformRef, type ProctoringAccountStore } from './accounts.js';
+import { DEFAULT_LOCALE, translator, wording, type Wording } from '../i18n/index.js';
 import type { ProctoringCredentials } from './api-key.js';
 import type { Region } from '../config.js';
 import { createProctoringClient, type ProctoringClient } from './client.js';
@@ -20,8 +21,10 @@ export interface ConnectionTestResult {
   baseUrl: string;
   /** A stable code: 'ok', or the client's error code (account_inactive, wrong_region, invalid_api_key, …). */
   code: string;
-  /** For the administrator: what happened and what to do. */
+  /** For the administrator: what happened and what to do, in English (the command line, logs). */
   message: string;
+  /** The same in the reader's language (the admin console). */
+  words: Wording;
 }
 
 export interface AccountClientsOptions {
@@ -95,16 +98,11 @@ export function createAccountClients(options: AccountClientsOptions): AccountCli
       const client = await this.forAccount(accountId);
       try {
         const subscriptions = await client.listWebhooks();
-        return {
-          ok: true,
-          accountId,
-          baseUrl: target.baseUrl,
-          code: 'ok',
-          message: `Connected: the proctoring service at ${new URL(target.baseUrl).host} accepted the credentials (${subscriptions.length} webhook subscription${subscriptions.length === 1 ? '' : 's'}).`,
-        };
+        const words = wording('causes:proctoring.connected', { host: new URL(target.baseUrl).host, count: subscriptions.length });
+        return { ok: true, accountId, baseUrl: target.baseUrl, code: 'ok', message: words(translator(DEFAULT_LOCALE)), words };
       } catch (error) {
         if (!(error instanceof ProctoringError)) throw error;
-        return { ok: false, accountId, baseUrl: target.baseUrl, code: error.code, message: error.adminMessage };
+        return { ok: false, accountId, baseUrl: target.baseUrl, code: error.code, message: error.adminMessage, words: error.adminText };
       }
     },
     async close() {

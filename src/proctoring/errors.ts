@@ -1,9 +1,11 @@
+import { DEFAULT_LOCALE, translator, wording, type Wording } from '../i18n/index.js';
 import type { Violation } from './contract.js';
 
 /**
  * Errors of the proctoring client: one small hierarchy, each with a stable `code` and an
- * `adminMessage` that says what an administrator should do. None of them carries the api key: the
- * client builds every message itself and never attaches a raw transport error (see client.ts).
+ * `adminText` that says what an administrator should do, in the reader's language (`adminMessage` is its
+ * English, for logs and the command line). None of them carries the api key: the client builds every
+ * message itself and never attaches a raw transport error (see client.ts).
  */
 export type ProctoringErrorCode =
   | 'invalid_request'
@@ -39,15 +41,17 @@ export class ProctoringError extends Error {
   readonly operation: ProctoringOperation;
   readonly status?: number;
   readonly retryable: boolean;
+  readonly adminMessage: string;
 
   constructor(
     readonly code: ProctoringErrorCode,
     message: string,
-    readonly adminMessage: string,
+    readonly adminText: Wording,
     options: ErrorOptions,
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ProctoringError';
+    this.adminMessage = adminText(translator(DEFAULT_LOCALE));
     this.operation = options.operation;
     this.status = options.status;
     this.retryable = options.retryable ?? false;
@@ -61,15 +65,19 @@ export class ProctoringRequestInvalid extends ProctoringError {
     readonly violations: Violation[],
     operation: ProctoringOperation,
   ) {
-    const list = violations.map((v) => v.message).join(' ');
     super(
       'invalid_request',
       `${operation}: request not sent, it breaks ${violations.length} rule(s) of the Launch API: ${violations.map((v) => `${v.path || '(body)'} ${v.rule}`).join(', ')}`,
-      `The request was not sent to the proctoring service because it breaks the service's rules. ${list} Correct the exam's settings and try again.`,
+      requestInvalidWording(violations, (_t, v) => v.message),
       { operation },
     );
     this.name = 'ProctoringRequestInvalid';
   }
+}
+
+/** Why a request was not sent, each broken rule in the reader's words (`describe`: the settings' sentences for them). */
+export function requestInvalidWording(violations: readonly Violation[], describe: (t: Parameters<Wording>[0], violation: Violation) => string): Wording {
+  return (t) => t.t('causes:proctoring.requestInvalid', { rules: violations.map((v) => describe(t, v)).join(' ') });
 }
 
 /** HTTP 400: the service refused the request. `body` keeps (the start of) what it answered. */
@@ -82,7 +90,7 @@ export class ProctoringBadRequest extends ProctoringError {
     super(
       'bad_request',
       `${operation}: the proctoring service answered 400 Bad request${body ? `: ${body}` : ''}`,
-      `The proctoring service refused this request as invalid (HTTP 400)${body ? `, answering: ${body}` : ''}. Check the exam's settings; if they look right, report this answer to the proctoring vendor.`,
+      body ? wording('causes:proctoring.badRequestAnswering', { body }) : wording('causes:proctoring.badRequest'),
       { operation, status: 400 },
     );
     this.name = 'ProctoringBadRequest';
@@ -94,22 +102,19 @@ export const UNAUTHORIZED_CODES = {
   2154: {
     code: 'account_inactive',
     summary: 'account not active',
-    adminMessage:
-      "The proctoring service says the institution's account is not active (code 2154): it is disabled or suspended. Ask the proctoring vendor to reactivate it; nothing needs to change in this tool.",
+    causeKey: 'causes:proctoring.accountInactive',
   },
   2155: {
     code: 'wrong_region',
     summary: 'wrong region for this key',
-    adminMessage:
-      "The API key was issued for another region than this base URL (code 2155). Set the proctoring base URL to the region the key was issued for, or use the key issued for this region.",
+    causeKey: 'causes:proctoring.wrongRegion',
   },
   2655: {
     code: 'invalid_api_key',
     summary: 'invalid api_key',
-    adminMessage:
-      'The proctoring service rejected the API key (code 2655): it is missing, mistyped or revoked, or not enabled for this operation. Check the consumer key and secret (or the API key) in the proctoring settings, and ask the vendor to enable this operation for the key.',
+    causeKey: 'causes:proctoring.invalidApiKey',
   },
-} as const satisfies Record<number, { code: ProctoringErrorCode; summary: string; adminMessage: string }>;
+} as const satisfies Record<number, { code: ProctoringErrorCode; summary: string; causeKey: string }>;
 
 export type UnauthorizedCode = (typeof UNAUTHORIZED_CODES)[keyof typeof UNAUTHORIZED_CODES]['code'] | 'unauthorized';
 
@@ -123,12 +128,17 @@ export class ProctoringUnauthorized extends ProctoringError {
   ) {
     const known = upstreamCode !== undefined && upstreamCode in UNAUTHORIZED_CODES ? UNAUTHORIZED_CODES[upstreamCode as keyof typeof UNAUTHORIZED_CODES] : undefined;
     // A 2155 says the key and the base URL belong to different regions: name the region the account is set up for.
-    const where = upstreamCode === 2155 && account.region ? ` This account is set up for region ${account.region}${account.baseUrl ? ` at ${account.baseUrl}` : ''}.` : '';
+    const where =
+      upstreamCode !== 2155 || !account.region
+        ? undefined
+        : account.baseUrl
+          ? wording('causes:proctoring.accountRegionAt', { region: account.region, baseUrl: account.baseUrl })
+          : wording('causes:proctoring.accountRegion', { region: account.region });
+    const cause = known ? wording(known.causeKey) : wording('causes:proctoring.unauthorized', { code: upstreamCode === undefined ? 'none' : String(upstreamCode) });
     super(
       known?.code ?? 'unauthorized',
       `${operation}: the proctoring service answered 401 (${known ? `${known.summary}, code ${upstreamCode}` : `code ${upstreamCode ?? 'none'}`})`,
-      known ? `${known.adminMessage}${where}` :
-        `The proctoring service refused the credentials (HTTP 401, code ${upstreamCode ?? 'none'}). Check the API key, the region's base URL and that the account is active.`,
+      where ? (t) => `${cause(t)} ${where(t)}` : cause,
       { operation, status: 401 },
     );
     this.name = 'ProctoringUnauthorized';
@@ -146,7 +156,7 @@ export class ProctoringTimeout extends ProctoringError {
     super(
       'timeout',
       `${operation}: no answer from the proctoring service at ${host} within ${timeoutMs} ms`,
-      `The proctoring service at ${host} did not answer within ${timeoutMs} ms. It may be overloaded or unreachable from this server: try again, and if it lasts, check the vendor's status and the network path from this server.`,
+      wording('causes:proctoring.timeout', { host, milliseconds: timeoutMs }),
       { operation, retryable: true },
     );
     this.name = 'ProctoringTimeout';
@@ -160,7 +170,7 @@ export class ProctoringUnavailable extends ProctoringError {
     super(
       'unavailable',
       `${operation}: the proctoring service is unavailable (HTTP ${status})`,
-      `The proctoring service answered HTTP ${status}: it is failing or overloaded. This is usually temporary; try again in a few minutes, and contact the vendor if it lasts.`,
+      wording('causes:proctoring.unavailable', { status }),
       { operation, status, retryable: true },
     );
     this.name = 'ProctoringUnavailable';
@@ -179,7 +189,7 @@ export class ProctoringConnectionFailed extends ProctoringError {
     super(
       'connection_failed',
       `${operation}: connection to the proctoring service at ${host} failed (${reason}) after ${attempts} attempt(s)`,
-      `The connection to the proctoring service at ${host} failed (${reason}), also when tried again. Check the proctoring base URL and that this server may connect to it (firewall, DNS, proxy).`,
+      wording('causes:proctoring.connectionFailed', { host, reason }),
       { operation, retryable: true },
     );
     this.name = 'ProctoringConnectionFailed';
@@ -197,7 +207,7 @@ export class ProctoringBadResponse extends ProctoringError {
     super(
       'bad_response',
       `${operation}: unusable answer from the proctoring service${status ? ` (HTTP ${status})` : ''}: ${detail}`,
-      `The proctoring service answered${status ? ` HTTP ${status}` : ''} with something this tool cannot use (${detail}). Check that the proctoring base URL points at the Launch API of your region, not at a web page or a proxy; if it does, report this to the vendor.`,
+      status ? wording('causes:proctoring.badResponseStatus', { status, detail }) : wording('causes:proctoring.badResponse', { detail }),
       { operation, status },
     );
     this.name = 'ProctoringBadResponse';

@@ -1,4 +1,5 @@
 import { AppError } from '../http/errors.js';
+import { wording, type Wording } from '../i18n/index.js';
 import { ProctoringError } from '../proctoring/errors.js';
 
 /**
@@ -6,8 +7,13 @@ import { ProctoringError } from '../proctoring/errors.js';
  * explained (inactive account, wrong region, key refused, unreachable, …) or the tool's own reason. Undefined
  * for anything else (an internal fault, logged instead).
  */
-export function webhookErrorInWords(error: unknown): string | undefined {
-  if (error instanceof ProctoringError) return error.adminMessage;
-  if (error instanceof AppError) return error.options.adminMessage ?? error.publicMessage;
+export function webhookErrorInWords(error: unknown): Wording | undefined {
+  if (error instanceof ProctoringError) return error.adminText;
+  if (error instanceof AppError) {
+    const { adminText, adminMessage, messageKey } = error.options;
+    if (adminText) return adminText;
+    if (adminMessage) return () => adminMessage;
+    return messageKey ? wording(`${messageKey}.message`, error.options.messageValues) : () => error.publicMessage;
+  }
   return undefined;
 }

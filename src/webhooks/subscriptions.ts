@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { WebhookSubscription } from '../proctoring/client.js';
 import { AppError } from '../http/errors.js';
+import { wording } from '../i18n/index.js';
 import type { AccountDirectory, ProctoringAccount } from './accounts.js';
 import type { DeliveryVersion } from './delivery.js';
 import type { SubscriptionRecord, UnmatchedDelivery, UnmatchedQuery, WebhookStore } from './store.js';
@@ -41,7 +42,7 @@ export interface SubscriptionListing {
 
 export class UnknownAccountError extends AppError {
   constructor(ref: string) {
-    super(404, 'unknown_account', 'Unknown proctoring account', 'There is no such proctoring account.', { adminMessage: `No proctoring account "${ref}" is configured.` });
+    super(404, 'unknown_account', 'Unknown proctoring account', 'There is no such proctoring account.', { adminText: wording('causes:webhooks.unknownAccount', { account: ref }) });
   }
 }
 

@@ -145,7 +145,7 @@ describe(`proctor-lti webhooks (${process.env.DATABASE_URL ? 'PostgreSQL' : 'emb
     const inactive = await refused(['webhooks', 'subscribe', '--account', 'suspended']);
     assert.match(inactive, /^Error: .*not active/m);
     assert.equal(inactive.includes(SUSPENDED.secret), false);
-    assert.match(await refused(['webhooks', 'list', '--account', 'nope']), /No proctoring account "nope" is configured\./);
+    assert.match(await refused(['webhooks', 'list', '--account', 'nope']), /No proctoring account “nope” is configured\./);
     assert.match(await refused(['webhooks', 'list', '--issuer', 'https://unknown.example.edu', '--client-id', 'x']), /no platform https:\/\/unknown\.example\.edu \(client id x\) is registered/);
     assert.match(await refused(['webhooks', 'list', '--issuer', platform.issuer]), /--issuer and --client-id go together/);
     assert.match(await refused(['webhooks', 'subscribe', '--version', '4']), /--version must be 2 or 3/);

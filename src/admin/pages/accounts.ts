@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import { translatorOf } from '../../i18n/middleware.js';
+import { wording } from '../../i18n/index.js';
 import { REGIONS } from '../../config.js';
 import { platformKey } from '../../lti/identifiers.js';
 import type { FieldProblem } from '../../lti/platform-input.js';
@@ -132,10 +134,12 @@ export const accountsPage = adminPage(
       const accountId = account?.id ?? DEFAULT_ACCOUNT_ID;
       let test: ConnectionTestResult;
       try {
-        test = await context.accountClients.testConnection(accountId);
+        const result = await context.accountClients.testConnection(accountId);
+        test = { ...result, message: result.words(translatorOf(req, res)) };
       } catch (error) {
         context.logger.warn({ err: error, accountId }, 'proctoring connection test could not run');
-        test = { ok: false, accountId, baseUrl: account?.baseUrl ?? '', code: 'not_run', message: textOf(res)('admin:accounts.edit.testNotRun', { reason: error instanceof Error ? error.message : String(error) }) };
+        const words = wording('admin:accounts.edit.testNotRun', { reason: error instanceof Error ? error.message : String(error) });
+        test = { ok: false, accountId, baseUrl: account?.baseUrl ?? '', code: 'not_run', message: words(translatorOf(req, res)), words };
       }
       await renderEdit(context, req, res, platform, { test });
     });

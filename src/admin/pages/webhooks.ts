@@ -4,6 +4,8 @@ import { webhookErrorInWords } from '../../webhooks/errors.js';
 import { UNMATCHED_REASONS } from '../../webhooks/matching.js';
 import type { SubscriptionListing, SubscriptionTarget } from '../../webhooks/subscriptions.js';
 import { textOf, type Translate } from '../i18n.js';
+import { translatorOf } from '../../i18n/middleware.js';
+import type { Wording } from '../../i18n/index.js';
 import { adminPage } from '../page.js';
 
 /** Unmatched deliveries shown per page. */
@@ -43,7 +45,11 @@ function unmatchedReason(t: Translate, problems: readonly string[]): string {
 const targetLabels = (t: Translate) => Object.fromEntries(Object.entries(TARGET_KEYS).map(([target, key]) => [target, t(`admin:webhooks.targets.${key}`)]));
 
 /** Failures of a subscription call meant for the administrator (the service's answer, an unknown account). */
-class ShownError extends Error {}
+class ShownError extends Error {
+  constructor(readonly words: Wording) {
+    super('shown to the administrator');
+  }
+}
 
 /**
  * Webhooks: per proctoring account (the environment's and each per-platform one) the subscriptions the service
@@ -82,7 +88,7 @@ export const webhooksPage = adminPage(
             return { ref, label, listing: await explained(() => context.webhooks.list(ref)) };
           } catch (error) {
             if (!(error instanceof ShownError)) throw error;
-            return { ref, label, error: error.message };
+            return { ref, label, error: error.words(translatorOf(req, res)) };
           }
         }),
       );
@@ -130,7 +136,7 @@ export const webhooksPage = adminPage(
       } catch (error) {
         if (!(error instanceof ShownError)) throw error;
         res.status(502);
-        await render(req, res, { failure: { action: t('admin:webhooks.actions.subscribing'), account: account.label, message: error.message } });
+        await render(req, res, { failure: { action: t('admin:webhooks.actions.subscribing'), account: account.label, message: error.words(translatorOf(req, res)) } });
       }
     });
 
@@ -148,7 +154,7 @@ export const webhooksPage = adminPage(
       } catch (error) {
         if (!(error instanceof ShownError)) throw error;
         res.status(502);
-        await render(req, res, { failure: { action: t('admin:webhooks.actions.reading'), account: account.label, message: error.message } });
+        await render(req, res, { failure: { action: t('admin:webhooks.actions.reading'), account: account.label, message: error.words(translatorOf(req, res)) } });
         return;
       }
       const subscription = listing.subscriptions.find((item) => item.upstreamId === id);
@@ -172,7 +178,7 @@ export const webhooksPage = adminPage(
       } catch (error) {
         if (!(error instanceof ShownError)) throw error;
         res.status(502);
-        await render(req, res, { failure: { action: t('admin:webhooks.actions.unsubscribing'), account: account.label, message: error.message } });
+        await render(req, res, { failure: { action: t('admin:webhooks.actions.unsubscribing'), account: account.label, message: error.words(translatorOf(req, res)) } });
       }
     });
   },

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Database } from '../../db/types.js';
 import { ForbiddenError } from '../../http/errors.js';
+import type { Wording } from '../../i18n/index.js';
+import { roleReasonWording } from '../../lti/role-words.js';
 import type { Csrf } from '../../http/csrf.js';
 import type { LtiLaunch } from '../../lti/claims.js';
 import { examResourceLink, type DeepLinkingResponse, type LtiResourceLinkItem } from '../../lti/deep-linking.js';
@@ -83,13 +85,13 @@ export function planDeepLinkedExam(form: DeepLinkingForm, derive: LmsPresetCatal
 }
 
 /** A refusal of the deep-linking flow, in the user's language (`deep-linking:refusals.<name>`). */
-function refusal(name: string, english: string, adminMessage?: string): ForbiddenError {
-  return new ForbiddenError(english, adminMessage, `deep-linking:refusals.${name}`);
+function refusal(name: string, english: string, cause?: Wording): ForbiddenError {
+  return new ForbiddenError(english, cause, `deep-linking:refusals.${name}`);
 }
 
 function canAddExams(launch: LtiLaunch, decision: RoleDecision): void {
   if (!decision.canEditSettings || !launch.context) {
-    throw refusal('notInstructor', 'Only the instructors of a course can add proctored exams to it.', decision.reason);
+    throw refusal('notInstructor', 'Only the instructors of a course can add proctored exams to it.', roleReasonWording(decision.why));
   }
 }
 

@@ -4,6 +4,8 @@ import type { LtiLaunch } from '../../lti/claims.js';
 import type { RolePolicy } from '../../institution/role-policy.js';
 import type { RoleDecision } from '../../lti/roles.js';
 import { AppError, ForbiddenError, NotFoundError } from '../../http/errors.js';
+import { wording } from '../../i18n/index.js';
+import { roleRefusalWording } from '../../lti/role-words.js';
 import type { Csrf } from '../../http/csrf.js';
 import { POST_MESSAGE_NOTIFICATION } from '../../proctoring/contract.js';
 import { checkExamPages } from '../../proctoring/page-check.js';
@@ -52,13 +54,20 @@ export interface SettingsRoutesDeps {
   accommodations?: Pick<AccommodationStore, 'list'>;
 }
 
+/** The settings page's helpers (exam-page presets and checks) are for those who may edit settings. */
+function refuseUnlessEditor(decision: RoleDecision): void {
+  if (!decision.canEditSettings) {
+    throw new ForbiddenError('Only instructors can use the exam-page presets and checks.', roleRefusalWording(decision.why, 'settings'), 'common:errors.notAllowedPresets');
+  }
+}
+
 /** Staff who may edit settings, in the exam's own course (issuer, client, deployment and context). */
 export function checkSettingsAccess(launch: LtiLaunch, decision: RoleDecision, exam: Exam | undefined): Exam {
   if (!decision.canEditSettings) {
-    throw new ForbiddenError('Only the instructors of this course can change the proctoring settings.', decision.reason);
+    throw new ForbiddenError("Your role in this course does not allow changing this exam's settings.", roleRefusalWording(decision.why, 'settings'), 'common:errors.notAllowedSettings');
   }
   if (!exam) throw new NotFoundError('exam');
-  if (!isExamOfCourse(exam, launch)) throw new ForbiddenError('This exam belongs to another course: open it from its own course.', 'exam of another context');
+  if (!isExamOfCourse(exam, launch)) throw new ForbiddenError('This exam belongs to another course. Open it from its own course.', wording('causes:launch.otherCourse'), 'common:errors.otherCourse');
   return exam;
 }
 
@@ -210,7 +219,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     if (!result.ok) {
       // Each violation's sentence in the reader's language: the page shows them beside the fields.
       const violations = result.violations.map((violation) => localizeViolation(i18n.t, violation));
-      throw new AppError(422, 'invalid_settings', 'Invalid settings', 'Some settings need your attention: nothing was saved.', { details: { violations } });
+      throw new AppError(422, 'invalid_settings', 'Invalid settings', 'Some settings need your attention: nothing was saved.', { details: { violations }, messageKey: 'common:errors.invalidSettings' });
     }
     // The recent changes as the page shows them, so "Recent changes" is current right after a save.
     const me = userIdOf(launch);
@@ -237,7 +246,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
   // The exam-page presets, for the form's live preview (the derivation stays in one place, on the server).
   router.get('/api/exam-pages', async (req, res) => {
     const launch = await deps.lti.launchOf(res);
-    if (!(await deps.decide(launch)).canEditSettings) throw new ForbiddenError('Only instructors can use the exam-page presets.');
+    refuseUnlessEditor(await deps.decide(launch));
     const preset = typeof req.query.preset === 'string' ? req.query.preset : '';
     const quizUrl = typeof req.query.quiz_url === 'string' ? req.query.quiz_url.slice(0, 2000) : '';
     res.set('Cache-Control', 'no-store').json(localizedDerivation(pageI18n(res.locals).t, deps.lmsPresets.derive(preset, quizUrl)));
@@ -246,7 +255,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
   // The form's live pattern check: patterns are evaluated here, never by the browser's own engine.
   router.get('/api/exam-pages/check', async (req, res) => {
     const launch = await deps.lti.launchOf(res);
-    if (!(await deps.decide(launch)).canEditSettings) throw new ForbiddenError('Only instructors can check exam pages.');
+    refuseUnlessEditor(await deps.decide(launch));
     const param = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, 2000) : undefined);
     const { t } = pageI18n(res.locals);
     const check = checkExamPages({ launch_url: param('launch_url'), exam_start: param('exam_start'), exam_take: param('exam_take'), exam_end: param('exam_end') });
