@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/types.js';
 import type { Violation } from '../proctoring/contract.js';
 import { isRecord } from '../values.js';
+import type { AccommodationOverride } from './accommodations/override.js';
 import { checkedDocument, readSettingsDocument, type ExamSettingsDocument } from './settings/document.js';
 
 /** Which LTI resource link an exam belongs to: stable across launches and roles. */
@@ -124,6 +125,8 @@ const toExam = (row: ExamRow): Exam => ({
 
 export interface ExamStore {
   find(key: ExamKey): Promise<Exam | undefined>;
+  /** The exam of this key with one student's accommodation (none: undefined), in one read: a student's launch. */
+  findForStudent(key: ExamKey, userId: string): Promise<{ exam: Exam; accommodation: AccommodationOverride | undefined } | undefined>;
   get(id: string): Promise<Exam | undefined>;
   /** The exam of this resource link, created (unconfigured) on first sight; the title follows the LMS. */
   ensure(key: ExamKey, title: string): Promise<Exam>;
@@ -158,6 +161,16 @@ export function createExamStore(db: Queryable): ExamStore {
     async find(key) {
       const result = await db.query<ExamRow>(`SELECT * FROM exams WHERE ${keyWhere}`, keyParams(key));
       return result.rows[0] ? toExam(result.rows[0]) : undefined;
+    },
+    async findForStudent(key, userId) {
+      const result = await db.query<ExamRow & { accommodation: AccommodationOverride | null }>(
+        `SELECT exams.*, exam_accommodations.override AS accommodation FROM exams
+         LEFT JOIN exam_accommodations ON exam_accommodations.exam_id = exams.id AND exam_accommodations.user_id = $6
+         WHERE exams.issuer = $1 AND exams.client_id = $2 AND exams.deployment_id = $3 AND exams.context_id = $4 AND exams.resource_link_id = $5`,
+        [...keyParams(key), userId],
+      );
+      const row = result.rows[0];
+      return row ? { exam: toExam(row), accommodation: row.accommodation ?? undefined } : undefined;
     },
     async get(id) {
       const result = await db.query<ExamRow>('SELECT * FROM exams WHERE id = $1', [id]);

@@ -49,25 +49,54 @@ export interface LaunchLog {
   recentForExam(examId: string, limit: number): Promise<Array<LaunchRecord & { at: Date }>>;
 }
 
+/** Most launch records written by one statement. */
+const MAX_BATCH = 500;
+
+/**
+ * Launch records are written as launches end: one statement for one record when the database is idle, one
+ * statement for all records that ended meanwhile when a write is under way (a class starting at once writes a
+ * few statements, not one per student). `record` resolves once its record is stored.
+ */
 export function createLaunchLog(db: Queryable): LaunchLog {
+  const waiting: Array<{ entry: LaunchRecord; at: Date; stored: () => void; failed: (error: unknown) => void }> = [];
+  let writing = false;
+
+  function writeWaiting(): void {
+    if (writing || waiting.length === 0) return;
+    writing = true;
+    const batch = waiting.splice(0, MAX_BATCH);
+    const column = <T>(pick: (entry: LaunchRecord) => T) => batch.map(({ entry }) => pick(entry));
+    db.query(
+      `INSERT INTO launch_log (at, issuer, context_id, exam_id, user_id, role, endpoint, outcome, error_code, incident_id, duration_ms)
+       SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::integer[])`,
+      [
+        batch.map(({ at }) => at.toISOString()),
+        column((e) => e.issuer),
+        column((e) => e.contextId ?? null),
+        column((e) => e.examId ?? null),
+        column((e) => e.userId),
+        column((e) => e.role),
+        column((e) => e.endpoint ?? null),
+        column((e) => e.outcome),
+        column((e) => e.errorCode ?? null),
+        column((e) => e.incidentId ?? null),
+        column((e) => Math.round(e.durationMs)),
+      ],
+    ).then(
+      () => batch.forEach(({ stored }) => stored()),
+      (error: unknown) => batch.forEach(({ failed }) => failed(error)),
+    ).finally(() => {
+      writing = false;
+      writeWaiting();
+    });
+  }
+
   return {
-    async record(entry) {
-      await db.query(
-        `INSERT INTO launch_log (issuer, context_id, exam_id, user_id, role, endpoint, outcome, error_code, incident_id, duration_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          entry.issuer,
-          entry.contextId ?? null,
-          entry.examId ?? null,
-          entry.userId,
-          entry.role,
-          entry.endpoint ?? null,
-          entry.outcome,
-          entry.errorCode ?? null,
-          entry.incidentId ?? null,
-          Math.round(entry.durationMs),
-        ],
-      );
+    record(entry) {
+      return new Promise<void>((resolve, reject) => {
+        waiting.push({ entry, at: new Date(), stored: resolve, failed: reject });
+        writeWaiting();
+      });
     },
     async recentForExam(examId, limit) {
       const result = await db.query<LaunchLogColumns<LaunchRecord['outcome']> & { user_id: string }>(

@@ -15,11 +15,13 @@ export { LAUNCH_PATHS };
 
 export interface LaunchRoutesDeps {
   service: LaunchService;
-  lti: Pick<LtiAdapter, 'launchOf' | 'ltikOf'>;
+  lti: Pick<LtiAdapter, 'launchOf' | 'ltikOf' | 'keepSession'>;
   csrf: Csrf;
 }
 
 async function respond(req: Request, res: Response, deps: LaunchRoutesDeps, session: LaunchSession, outcome: LaunchOutcome, atLaunch = false): Promise<void> {
+  // A page that posts the session token back needs the session stored; a redirect or a closed exam does not.
+  if (outcome.kind !== 'redirect' && outcome.kind !== 'unavailable') await deps.lti.keepSession(res);
   switch (outcome.kind) {
     case 'redirect':
       respondWithProctoringUrl(req, res, session.launch, outcome.url, outcome.start);

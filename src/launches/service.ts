@@ -5,8 +5,11 @@ import { AppError, NotFoundError } from '../http/errors.js';
 import type { InstitutionSettings, InstitutionSettingsStore } from '../institution/settings.js';
 import type { LtiLaunch } from '../lti/claims.js';
 import { deriveUserId } from '../lti/identifiers.js';
-import { decideLaunchTarget, type LaunchTarget, type RoleDecision } from '../lti/roles.js';
+import { decideLaunchTarget, type LaunchTarget, type RoleDecision, type RoleReason } from '../lti/roles.js';
 import { decideRoles } from '../institution/role-policy.js';
+import { roleRefusalWording } from '../lti/role-words.js';
+import { wording, type Wording } from '../i18n/index.js';
+import { localizeViolation } from '../exams/settings/violations.js';
 import type { Logger } from '../logger.js';
 import type { ProctoringClient } from '../proctoring/client.js';
 import type { LaunchLog, LaunchRecord } from './log.js';
@@ -93,7 +96,7 @@ export interface HubView {
   canProctor: boolean;
   isAdmin: boolean;
   /** The "roles received" panel: the raw role URIs and the decision. */
-  roles: { received: string[]; matched: string[]; reason: string; placement?: string };
+  roles: { received: string[]; matched: string[]; why: RoleReason; placement?: string };
   attempts: Attempt[];
   /** The exam's accommodations, for roles that may edit settings (undefined otherwise, or before the exam is set up). */
   accommodations?: AccommodationsView;
@@ -154,14 +157,16 @@ export function quizAddressUncheckedError(): AppError {
   return new AppError(409, 'exam_not_ready', 'This exam is not ready yet', 'Your instructor is still setting up this exam for your course. Please try again later or contact your instructor.', {
     ordinary: true,
     messageKey: 'common:errors.examNotReady',
-    adminMessage: 'This exam was copied from another course and still has that course\'s quiz address: confirm or replace it in the exam settings.',
+    adminText: wording('causes:launch.quizAddressUnchecked'),
   });
 }
 
-/** A refusal for the launch's role; a specific message names its translation (`messageKey`) or stays English. */
-function forbidden(reason: string, publicMessage?: string, messageKey?: string): AppError {
-  if (publicMessage === undefined) return new AppError(403, 'role_not_allowed', 'Not allowed', 'Your role in this course does not allow this.', { adminMessage: reason, messageKey: 'common:errors.notAllowed' });
-  return new AppError(403, 'role_not_allowed', 'Not allowed', publicMessage, { adminMessage: reason, messageKey });
+/**
+ * A refusal for the launch's role: `refusal` names its words for the user (`common:errors.<refusal>`, English
+ * `publicMessage` for the log), `cause` what staff see.
+ */
+function forbidden(cause: Wording, refusal: string, publicMessage: string): AppError {
+  return new AppError(403, 'role_not_allowed', 'Not allowed', publicMessage, { adminText: cause, messageKey: `common:errors.${refusal}` });
 }
 
 export function noCourseError(): AppError {
@@ -172,11 +177,11 @@ export function noCourseError(): AppError {
  * A student's accommodation that no longer fits the exam (the exam's settings changed since): nothing is sent
  * with settings nobody chose; the student sees an ordinary "not ready" page, staff and the log see why.
  */
-export function accommodationNeedsAttentionError(violations: readonly { message: string }[]): AppError {
+export function accommodationNeedsAttentionError(violations: readonly Violation[]): AppError {
   return new AppError(409, 'accommodation_needs_attention', 'This exam is not ready yet', 'Your instructor is still updating the arrangements made for you in this exam. Please try again later or contact your instructor.', {
     ordinary: true,
     messageKey: 'common:errors.accommodationNeedsAttention',
-    adminMessage: `This student's accommodation no longer fits the exam's settings: ${violations.map((v) => v.message).join(' ')} Edit or remove it in the exam's hub.`,
+    adminText: (t) => t.t('causes:launch.accommodationNeedsAttention', { rules: violations.map((v) => localizeViolation(t.t, v).message).join(' ') }),
   });
 }
 
@@ -196,9 +201,9 @@ export function createLaunchService(deps: LaunchServiceDeps) {
   const recorded = createLaunchRecorder(deps);
 
   /** The settings this student's session runs with: the exam's, or the exam's with their accommodation laid over them. */
-  async function candidatePlan(session: LaunchSession, exam: Exam): Promise<CandidatePlan | undefined> {
+  async function candidatePlan(session: LaunchSession, exam: Exam, read?: { accommodation: AccommodationOverride | undefined }): Promise<CandidatePlan | undefined> {
     if (!exam.settings || !deps.accommodations) return undefined;
-    const override = await deps.accommodations.get(exam.id, session.userId);
+    const override = read ? read.accommodation : await deps.accommodations.get(exam.id, session.userId);
     if (!override) return undefined;
     const applied = applyOverride(exam.settings, override);
     if (!applied.ok) throw accommodationNeedsAttentionError(applied.violations);
@@ -206,10 +211,11 @@ export function createLaunchService(deps: LaunchServiceDeps) {
   }
 
   /** The redirect to a candidate session, with what its start page says (the exam is set up once its URL exists). */
-  async function candidateRedirect(session: LaunchSession, exam: Exam | undefined): Promise<LaunchOutcome> {
+  /** `read`: the student's accommodation when it was read with the exam. */
+  async function candidateRedirect(session: LaunchSession, exam: Exam | undefined, read?: { accommodation: AccommodationOverride | undefined }): Promise<LaunchOutcome> {
     const unavailable = exam && unavailableOutcome(exam, (deps.now ?? (() => new Date()))());
     if (unavailable) return unavailable;
-    const plan = exam ? await candidatePlan(session, exam) : undefined;
+    const plan = exam ? await candidatePlan(session, exam, read) : undefined;
     const url = await urls.candidate(session, exam, plan);
     const { launch } = session;
     if (!exam?.settings) throw notConfiguredError();
@@ -240,7 +246,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     const exam = isUuid(examId) ? await deps.exams.get(examId) : undefined;
     if (!exam) throw new NotFoundError('exam');
     if (!isExamOfCourse(exam, session.launch)) {
-      throw forbidden('This exam belongs to another course (or platform, or deployment) than the launch of this session.', 'This exam belongs to another course. Open it from its own course.', 'common:errors.otherCourse');
+      throw forbidden(wording('causes:launch.otherCourse'), 'otherCourse', 'This exam belongs to another course. Open it from its own course.');
     }
     return exam;
   }
@@ -260,14 +266,14 @@ export function createLaunchService(deps: LaunchServiceDeps) {
       if (launch.messageType !== 'LtiResourceLinkRequest') {
         // Deep linking has its own handler (the content picker); it must never start an exam.
         throw new AppError(400, 'not_a_resource_link', 'Wrong kind of launch', 'This link cannot open a proctored exam. Open the exam from its link in your course.', {
-          adminMessage: `A ${launch.messageType} reached the exam launch handler.`,
+          adminText: wording('causes:launch.wrongMessageType', { messageType: launch.messageType }),
           messageKey: 'common:errors.wrongLaunch',
         });
       }
       return recorded(session, {}, async (trace) => {
         switch (session.target) {
           case 'forbidden':
-            throw forbidden(decision.reason, 'Your role in this course does not allow opening this proctored exam.');
+            throw forbidden(roleRefusalWording(decision.why), 'notAllowedExam', 'Your role in this course does not allow opening this proctored exam.');
           case 'launchpad':
             trace.endpoint = 'launchpad';
             return { kind: 'redirect', url: await urls.launchpad(session), start: staffStart(session, 'launchpad') };
@@ -281,13 +287,18 @@ export function createLaunchService(deps: LaunchServiceDeps) {
         if (!key) throw noCourseError();
         if (session.target === 'candidate-launch') {
           trace.endpoint = 'candidate';
-          let exam = await deps.exams.find(key);
+          // The exam and this student's accommodation in one read.
+          const found = await deps.exams.findForStudent(key, session.userId);
           // A student may be the first to open a link created by deep linking or copied with its course:
           // the link's proctor_exam_id names the exam whose settings it takes over.
           const customExamId = launch.custom.proctor_exam_id;
-          if (customExamId && (!exam || !isSetUp(exam))) exam = await resolveExam(key, launch.resourceLink?.title ?? '', customExamId);
-          trace.examId = exam?.id;
-          return candidateRedirect(session, exam);
+          if (customExamId && (!found || !isSetUp(found.exam))) {
+            const exam = await resolveExam(key, launch.resourceLink?.title ?? '', customExamId);
+            trace.examId = exam.id;
+            return candidateRedirect(session, exam);
+          }
+          trace.examId = found?.exam.id;
+          return candidateRedirect(session, found?.exam, found);
         }
         const exam = await resolveExam(key, launch.resourceLink?.title ?? '', launch.custom.proctor_exam_id);
         trace.examId = exam.id;
@@ -307,7 +318,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
 
     /** The hub page again (e.g. back from the settings view). */
     async hub(session: LaunchSession, examId: string, query?: ResultsQuery): Promise<HubView> {
-      if (session.decision.kind !== 'instructor') throw forbidden(session.decision.reason, 'Only the course\'s instructors can open this page.');
+      if (session.decision.kind !== 'instructor') throw forbidden(roleRefusalWording(session.decision.why), 'notAllowedHub', "Only the course's instructors can open this page.");
       return views.hub(session, await examOfCourse(session, examId), query);
     },
 
@@ -324,7 +335,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     async editableExam(session: LaunchSession, examId: string): Promise<Exam> {
       const { decision } = session;
       if (decision.kind !== 'instructor' || !decision.canEditSettings) {
-        throw forbidden(`${decision.reason} This role may not change exam settings.`, "Your role in this course does not allow changing this exam's settings.", 'common:errors.notAllowedSettings');
+        throw forbidden(roleRefusalWording(decision.why, 'settings'), 'notAllowedSettings', "Your role in this course does not allow changing this exam's settings.");
       }
       return examOfCourse(session, examId);
     },
@@ -332,7 +343,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     /** Every attempt of the exam with results and names (the hub's CSV export), for roles that may review. */
     async examResults(session: LaunchSession, examId: string): Promise<{ exam: Exam; results: ExamResults }> {
       const { decision } = session;
-      if (decision.kind !== 'instructor' || !decision.canReview) throw forbidden(decision.reason, 'Your role in this course does not allow seeing exam results.');
+      if (decision.kind !== 'instructor' || !decision.canReview) throw forbidden(roleRefusalWording(decision.why, 'review'), 'notAllowedResults', 'Your role in this course does not allow seeing exam results.');
       const exam = await examOfCourse(session, examId);
       if (!deps.examResults) throw new NotFoundError('export');
       return { exam, results: await deps.examResults(exam, DEFAULT_RESULTS_QUERY) };
@@ -344,10 +355,9 @@ export function createLaunchService(deps: LaunchServiceDeps) {
         const { decision } = session;
         const allowed = action === 'review' ? decision.canReview : decision.canProctor;
         if (!allowed) {
-          throw forbidden(
-            `${decision.reason} This role may not ${action === 'review' ? 'open the review center' : 'monitor live'}.`,
-            action === 'review' ? 'Your role in this course does not allow opening the review center.' : 'Your role in this course does not allow live monitoring.',
-          );
+          throw action === 'review'
+            ? forbidden(roleRefusalWording(decision.why, 'review'), 'notAllowedReview', 'Your role in this course does not allow opening the review center.')
+            : forbidden(roleRefusalWording(decision.why, 'live'), 'notAllowedLive', 'Your role in this course does not allow live monitoring.');
         }
         const exam = await examOfCourse(session, examId);
         trace.examId = exam.id;
@@ -360,7 +370,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     /** A candidate opens an exam from the course-level list (no new LMS launch needed). */
     async startFromList(session: LaunchSession, examId: string): Promise<LaunchOutcome> {
       return recorded(session, { endpoint: 'candidate' }, async (trace) => {
-        if (session.decision.kind !== 'candidate') throw forbidden(session.decision.reason, 'Only students open exams from this list.');
+        if (session.decision.kind !== 'candidate') throw forbidden(roleRefusalWording(session.decision.why), 'notAllowedExamList', 'Only students open exams from this list.');
         const exam = await examOfCourse(session, examId);
         trace.examId = exam.id;
         return candidateRedirect(session, exam);

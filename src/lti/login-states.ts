@@ -21,6 +21,11 @@ export interface LoginStateStore {
   consume(state: string, nonce: string, claims: Record<string, unknown>, maxAgeSeconds: number): Promise<'ok' | 'unknown' | 'replayed' | 'mismatch' | 'expired'>;
   /** The verified claims of the launch that consumed this state, if it is recent enough. */
   claims(state: string, maxAgeSeconds: number): Promise<Record<string, unknown> | undefined>;
+  /**
+   * True when the login behind this state, consumed by a launch of this process moments ago, is known to have no
+   * ltijs `state` document (its target link URI had no query string): ltijs's lookup of it can be skipped.
+   */
+  hasNoLtijsState(state: string): boolean;
   /** Deletes logins never launched older than `pendingSeconds`, and used ones older than `consumedSeconds`. */
   purge(ages: { pendingSeconds: number; consumedSeconds: number }): Promise<number>;
 }
@@ -41,6 +46,8 @@ export interface LoginBinding {
   framed?: boolean;
   /** The platform's client-side storage target offered with this login (lti_storage_target), if any. */
   storageTarget?: string;
+  /** Whether ltijs stored a `state` document for this login (it does when the target link URI has a query string). */
+  ltijsState?: boolean;
 }
 
 export interface LoginDescription {
@@ -53,16 +60,16 @@ export interface LoginDescription {
 }
 
 export function createLoginStateStore(db: Database, limits: LoginStateLimits = { maxPending: 50_000, pendingWindowSeconds: 600 }): LoginStateStore {
-  const recentClaims = new LRUCache<string, { json: string; consumedAt: number }>({ max: RECENT_CLAIMS.max, ttl: RECENT_CLAIMS.ttlMs });
+  const recentClaims = new LRUCache<string, { json: string; consumedAt: number; ltijsState: boolean | null }>({ max: RECENT_CLAIMS.max, ttl: RECENT_CLAIMS.ttlMs });
   return {
-    async bind({ state, nonce, issuer, clientId, framed, storageTarget }) {
+    async bind({ state, nonce, issuer, clientId, framed, storageTarget, ltijsState }) {
       // One statement: the count (bounded by the cap, on the created_at index) and the insert.
       const inserted = await db.query(
-        `INSERT INTO lti_login_states (state, nonce, issuer, client_id, framed, storage_target)
-         SELECT $1, $2, $3, $4, $5, $6
+        `INSERT INTO lti_login_states (state, nonce, issuer, client_id, framed, storage_target, ltijs_state)
+         SELECT $1, $2, $3, $4, $5, $6, $9
           WHERE (SELECT count(*) FROM (SELECT 1 FROM lti_login_states
                   WHERE created_at > now() - make_interval(secs => $7) AND consumed_at IS NULL LIMIT $8) AS pending) < $8`,
-        [state, nonce, issuer, clientId ?? null, framed ?? null, storageTarget ?? null, limits.pendingWindowSeconds, limits.maxPending],
+        [state, nonce, issuer, clientId ?? null, framed ?? null, storageTarget ?? null, limits.pendingWindowSeconds, limits.maxPending, ltijsState ?? null],
       );
       return inserted.rowCount === 1 ? 'ok' : 'full';
     },
@@ -88,14 +95,15 @@ export function createLoginStateStore(db: Database, limits: LoginStateLimits = {
     async consume(state, nonce, claims, maxAgeSeconds) {
       // One atomic UPDATE: of two concurrent launches with the same state, exactly one wins.
       const json = JSON.stringify(claims);
-      const won = await db.query(
+      const won = await db.query<{ ltijs_state: boolean | null }>(
         `UPDATE lti_login_states SET consumed_at = now(), claims = $3::jsonb
           WHERE state = $1 AND nonce = $2 AND consumed_at IS NULL
-            AND created_at > now() - make_interval(secs => $4)`,
+            AND created_at > now() - make_interval(secs => $4)
+          RETURNING ltijs_state`,
         [state, nonce, json, maxAgeSeconds],
       );
       if (won.rowCount === 1) {
-        recentClaims.set(state, { json, consumedAt: Date.now() });
+        recentClaims.set(state, { json, consumedAt: Date.now(), ltijsState: won.rows[0]?.ltijs_state ?? null });
         return 'ok';
       }
       const found = await db.query<{ nonce: string; consumed: boolean; expired: boolean }>(
@@ -121,6 +129,8 @@ export function createLoginStateStore(db: Database, limits: LoginStateLimits = {
       );
       return found.rows[0]?.claims ?? undefined;
     },
+
+    hasNoLtijsState: (state) => recentClaims.get(state)?.ltijsState === false,
 
     async purge({ pendingSeconds, consumedSeconds }) {
       const result = await db.query(

@@ -17,7 +17,7 @@ import { createPlatformKeys, MAX_KEY_SET_BYTES } from './platform-keys.js';
 import { createPlatformRegistry } from './platform-registry.js';
 import { isStorageTarget, platformOriginOf, storageProofOf, type StorageProof } from './platform-storage.js';
 import { createGuardedHttp, guardedFetch } from '../net/guarded-http.js';
-import { LtijsStore } from './store/ltijs-store.js';
+import { LtijsStore, type HeldReplace } from './store/ltijs-store.js';
 import { sessionChecks, sessionTokenOf } from './session-token.js';
 import { createTokenValidator, type TokenValidator } from './token-validator.js';
 
@@ -112,8 +112,17 @@ export interface LtiAdapter {
    * storage and may still be launched: the storage target and the platform origin to address.
    */
   platformStorageOf(state: string): Promise<{ target: string; platformOrigin: string } | undefined>;
-  /** The ltik of the current session, for hidden form fields and page scripts' Authorization headers; never for URLs. */
+  /**
+   * The ltik of the current session, for hidden form fields and page scripts' Authorization headers; never for
+   * URLs. In a launch's own answer, only after `keepSession`.
+   */
   ltikOf(res: Response): string;
+  /**
+   * Stores the session a resource-link launch opened, so that its ltik can be posted back: a launch answered with
+   * a page that carries the ltik awaits this first. A launch answered with a redirect to the proctoring service
+   * never calls it, and its session documents (ltijs's idtoken and contexttoken) are never written.
+   */
+  keepSession(res: Response): Promise<void>;
   /** The LTI session token a request carries (form field or Authorization header), '' when none: binds CSRF tokens to the session. */
   sessionIdOf(req: Request): string;
   /** Signs the deep-linking response of the current deep-linking session (LTI Deep Linking 2.0 §4.2). */
@@ -137,7 +146,20 @@ interface RequestContext {
    * JSON): the database is unavailable, or too many logins are pending. The tool's error handler answers (503).
    */
   failure?: DatabaseUnavailableError | LoginCapacityError;
+  /** In a login: whether ltijs stores a `state` document for it (its target link URI has a query string). */
+  ltijsState?: boolean;
+  /** In an id_token POST: ltijs's session documents, held until the launch's answer needs them (`keepSession`). */
+  session?: HeldSession;
 }
+
+interface HeldSession {
+  replaces: HeldReplace[];
+  written?: Promise<void>;
+  stored: boolean;
+}
+
+/** Each id_token POST's held session documents, by its response (what `ltikOf` and `keepSession` are given). */
+const heldSessions = new WeakMap<Response, HeldSession>();
 
 function framedBy(req: Request): boolean | undefined {
   const destination = req.get('sec-fetch-dest');
@@ -220,6 +242,7 @@ function patchLtijsOnce(): void {
       clientId: query.client_id,
       framed: context?.framed,
       storageTarget: context?.storageTarget,
+      ltijsState: context?.ltijsState,
     });
     if (bound === 'full') {
       const error = new LoginCapacityError(maxPending);
@@ -252,7 +275,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
 
   const checkSession = sessionChecks({ sessionMaxAgeSeconds: options.sessionMaxAgeSeconds, refuse });
 
-  const store = createStore(db, options);
+  const store = createStore(db, options, loginStates);
   setUpLtijs(lti, options, store, checkSession);
 
   // Every URL of a platform service is chosen by whoever registered the platform: one guarded client for all.
@@ -262,10 +285,25 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
 
   handleLtijsRefusals(lti, refuse);
 
-  function ltikOf(res: Response): string {
+  function issuedLtik(res: Response): string {
     const ltik: unknown = res.locals.ltik;
     if (typeof ltik !== 'string') throw new LtiRefusal('session_expired', 'no LTI session on this request');
     return ltik;
+  }
+
+  function ltikOf(res: Response): string {
+    const held = heldSessions.get(res);
+    if (held && !held.stored) throw new Error('the launch session is not stored yet: await keepSession(res) before handing out its ltik');
+    return issuedLtik(res);
+  }
+
+  function keepSession(res: Response): Promise<void> {
+    const held = heldSessions.get(res);
+    if (!held) return Promise.resolve();
+    held.written ??= store.writeHeldReplaces(held.replaces.splice(0)).then(() => {
+      held.stored = true;
+    });
+    return held.written;
   }
 
   // One read of the launch per response: the page's language and the page itself both ask for it.
@@ -280,7 +318,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
   }
 
   async function readLaunch(res: Response): Promise<LtiLaunch> {
-    const ltik = decodeJwt(ltikOf(res));
+    const ltik = decodeJwt(issuedLtik(res));
     const state = typeof ltik.s === 'string' ? ltik.s : undefined;
     const clientId = typeof ltik.clientId === 'string' ? ltik.clientId : undefined;
     if (!state || !clientId) throw new LtiRefusal('session_expired', 'the session token carries no launch');
@@ -289,16 +327,25 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     return toLaunch(launchClaimsSchema.parse(stored), clientId);
   }
 
-  const launched = async (_token: unknown, req: Request, res: Response, next: NextFunction) => {
+  const launched = (keepFirst: boolean) => async (_token: unknown, req: Request, res: Response, next: NextFunction) => {
     try {
-      res.locals.retryFields = { ltik: ltikOf(res) };
+      if (keepFirst) await keepSession(res);
       await onLaunch(await launchOf(res), req, res);
     } catch (error) {
+      // The error page's "Try again" posts the session token again: the session must exist for it.
+      try {
+        await keepSession(res);
+        res.locals.retryFields = { ltik: ltikOf(res) };
+      } catch (keepError) {
+        options.logger.warn({ err: keepError }, 'could not store the session of a failed launch: its error page offers no retry');
+      }
       next(error);
     }
   };
-  lti.onConnect(launched);
-  lti.onDeepLinking(launched);
+  // A resource-link launch stores its session only if its answer needs it (keepSession); the deep-linking
+  // picker is a page that posts the session token back, always.
+  lti.onConnect(launched(false));
+  lti.onDeepLinking(launched(true));
 
   // Fails here, with a non-zero exit from the caller, rather than inside ltijs's deploy() which exits 0.
   await options.db.ping();
@@ -346,6 +393,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
       return platformOrigin ? { target: login.storageTarget, platformOrigin } : undefined;
     },
     ltikOf,
+    keepSession,
     // The session ltijs accepted or, in the id_token POST, has just issued; else the token the request names.
     sessionIdOf: (req) => {
       const issued: unknown = req.res?.locals.ltik;
@@ -423,11 +471,29 @@ async function deepLinkingResponse(
 export const PLATFORM_CACHE_SECONDS = 5;
 
 /** Our store for ltijs; a failed delete of a used login's `state` document is only logged. */
-function createStore(db: Database, options: Pick<LtiAdapterOptions, 'olderEncryptionKeys' | 'logger'>): LtijsStore {
-  const store = new LtijsStore(db, { olderKeys: options.olderEncryptionKeys, cacheSeconds: PLATFORM_CACHE_SECONDS });
+function createStore(db: Database, options: Pick<LtiAdapterOptions, 'olderEncryptionKeys' | 'logger'>, loginStates: Pick<LoginStateStore, 'hasNoLtijsState'>): LtijsStore {
+  const store = new LtijsStore(db, {
+    olderKeys: options.olderEncryptionKeys,
+    cacheSeconds: PLATFORM_CACHE_SECONDS,
+    holdKeyedReplaces: () => requestContext.getStore()?.session?.replaces,
+    // ltijs looks up a `state` document in every launch; most logins never had one (see ltijsStateOf).
+    knownAbsent: (collection, query) => collection === 'state' && typeof query?.state === 'string' && loginStates.hasNoLtijsState(query.state),
+  });
   // A read shared by concurrent requests fails in each of them: each notes the outage in its own context.
   reportStoreFailures(store, noteOutage);
   return tolerateStateDeleteFailures(store, (error) => options.logger.warn({ err: error }, 'could not delete a used ltijs state document'));
+}
+
+/**
+ * In a login request (iss, login_hint and target_link_uri present, as ltijs reads them from query and body):
+ * whether ltijs will store a `state` document for it, which it does exactly when the target link URI has a query
+ * string (to add that query to the launch).
+ */
+function ltijsStateOf(req: Request): boolean | undefined {
+  const params = { ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown> | undefined) ?? {}) };
+  const target = params.target_link_uri;
+  if (!params.iss || !params.login_hint || typeof target !== 'string') return undefined;
+  return target.includes('?');
 }
 
 /** Notes each request's state, framing and storage target for the patched ltijs functions, and replaces ltijs's raw error answers. */
@@ -440,6 +506,12 @@ function trackRequest(options: Pick<LtiAdapterOptions, 'fail'>, toolOrigin: stri
       storageTarget: storageTargetOf(req),
       storageProof: storageProofOf(body, { secFetchSite: req.get('sec-fetch-site'), origin: req.get('origin') }, toolOrigin),
     };
+    const ltijsState = ltijsStateOf(req);
+    if (ltijsState !== undefined) context.ltijsState = ltijsState;
+    if (typeof body?.id_token === 'string') {
+      context.session = { replaces: [], stored: false };
+      heldSessions.set(res, context.session);
+    }
     // ltijs's raw error answers (they name the database, host and port) become the tool's own error response.
     replaceLtijsErrorAnswers(res, (message) => options.fail(context.failure ?? new Error(`ltijs: ${message}`), req, res));
     requestContext.run(context, next);

@@ -209,7 +209,8 @@ describe('accommodations in the hub and in the candidate request', () => {
   });
 
   it('students and roles that may not change settings cannot open or save accommodations', async () => {
-    const student = await launchAs(app, { user: 'student', presentation: 'window' });
+    // A course-level launch (the exam list) keeps a session; a redirected exam launch keeps none.
+    const student = await launchAs(app, { user: 'student', kind: 'course', presentation: 'window' });
     const asStudent = await student.agent.post(`/lti/hub/${examId}/accommodations/edit`).type('form').send({ ltik: student.ltik, student: studentId });
     assert.equal(asStudent.status, 403);
     // By default the institution does not let teaching assistants change exam settings: no accommodations either.

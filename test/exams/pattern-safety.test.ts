@@ -73,7 +73,8 @@ describe('instructors’ page patterns cannot stall the server', () => {
     const matched = await check({ launch_url: 'https://x.example/aaa', exam_start: REDOS });
     assert.deepEqual(matched.body, { problems: {}, startMatchesLaunch: true });
 
-    const student = await launch(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    // A course-level launch (the exam list) keeps a session; a redirected exam launch keeps none.
+    const student = await launch(app, { user: 'student', flavor: 'moodle', kind: 'course', presentation: 'window' });
     const refused = await student.auth.agent.get('/lti/api/exam-pages/check').query({ exam_start: 'x' }).set('Authorization', `Bearer ${student.ltik}`);
     assert.equal(refused.status, 403);
   });

@@ -132,7 +132,8 @@ describe('exam settings JSON API', () => {
   });
 
   it('a student gets 403 JSON from the API and 403 from the view', async () => {
-    const { auth, ltik } = await launch(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    // A course-level launch (the exam list) keeps a session; a redirected exam launch keeps none.
+    const { auth, ltik } = await launch(app, { user: 'student', flavor: 'moodle', kind: 'course', presentation: 'window' });
     const api = await getSettings({ agent: auth.agent, ltik }, exam.id);
     assert.equal(api.status, 403);
     assert.equal(api.body.error, 'forbidden');

@@ -26,7 +26,9 @@ describe('launch security', () => {
   before(async () => {
     app = await startTestApp();
     examId = (await demoExam(app)).id;
-    student = await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' });
+    // A course-level launch (the exam list) keeps a session, which its buttons post back.
+    student = await launchAs(app, { user: 'student', flavor: 'canvas', kind: 'course', presentation: 'window' });
+    assert.equal(student.response.status, 200);
     instructor = await launchAs(app, { user: 'instructor', flavor: 'canvas', presentation: 'window' });
     assert.equal(instructor.response.status, 200);
   });
@@ -35,6 +37,17 @@ describe('launch security', () => {
   });
 
   describe('students', () => {
+    it("a launch redirected to the proctoring service leaves no session: its token opens nothing", async () => {
+      const redirected = await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' });
+      assert.equal(redirected.response.status, 302);
+      assert.ok(redirected.ltik, 'ltijs issued a session token');
+      for (const path of ['/lti/launch', `/lti/hub/${examId}`]) {
+        const { result, calls } = await callsDuring(app, () => redirected.agent.post(path).type('form').send({ ltik: redirected.ltik }));
+        assert.equal(result.status, 401, path);
+        assert.equal(calls.length, 0);
+      }
+    });
+
     it('cannot open the hub, even with their own valid session', async () => {
       const response = await student.agent.post(`/lti/hub/${examId}`).type('form').send({ ltik: student.ltik });
       assert.equal(response.status, 403);

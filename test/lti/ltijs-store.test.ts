@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Database } from '../../src/db/types.js';
-import { LTIJS_TTL_SECONDS, LtijsStore, type LtijsDocument } from '../../src/lti/store/ltijs-store.js';
+import { LTIJS_TTL_SECONDS, LtijsStore, type HeldReplace, type LtijsDocument } from '../../src/lti/store/ltijs-store.js';
 import { migratedTestDatabase, openSecondHandle, openTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 const KEY = 'store-test-encryption-key';
@@ -406,6 +406,45 @@ describe('LtijsStore', () => {
       for (const found of await Promise.all(reads)) {
         assert.ok(found && found.length === 1, 'a read saw no idtoken');
       }
+    });
+  });
+
+  describe('held replaces and known absences', () => {
+    it('holds idtoken and contexttoken replaces where told, and writes them in one statement, replacing older rows', async () => {
+      let held: HeldReplace[] | undefined = [];
+      const holding = new LtijsStore(db, { holdKeyedReplaces: () => held });
+      await holding.setup();
+      const idQuery = { iss: 'i', clientId: 'c', deploymentId: 'd', user: 'u' };
+      const contextQuery = { contextId: 'ctx', user: 'u' };
+      await store.Replace(false, 'idtoken', idQuery, { ...idQuery, n: 0 });
+      await holding.Replace(false, 'idtoken', idQuery, { ...idQuery, n: 1 });
+      await holding.Replace(false, 'contexttoken', contextQuery, { ...contextQuery, n: 1 });
+      assert.deepEqual((await raw('idtoken')).map((row) => row.doc.n), [0], 'nothing written while held');
+      assert.equal((await raw('contexttoken')).length, 0);
+      // Other collections are never held.
+      await holding.Insert(false, 'nonce', { nonce: 'n1' });
+      assert.equal((await raw('nonce')).length, 1);
+
+      const replaces = held.splice(0);
+      assert.deepEqual(replaces.map((r) => r.collection), ['idtoken', 'contexttoken']);
+      await holding.writeHeldReplaces(replaces);
+      assert.deepEqual((await raw('idtoken')).map((row) => [row.doc.n, row.expires_in]), [[1, LTIJS_TTL_SECONDS.idtoken]]);
+      assert.deepEqual((await raw('contexttoken')).map((row) => [row.doc.n, row.expires_in]), [[1, LTIJS_TTL_SECONDS.contexttoken]]);
+      assert.equal(((await holding.Get(false, 'contexttoken', contextQuery)) || [])[0]?.n, 1);
+
+      // Nothing held (outside a launch): written at once.
+      held = undefined;
+      await holding.Replace(false, 'idtoken', idQuery, { ...idQuery, n: 2 });
+      assert.deepEqual((await raw('idtoken')).map((row) => row.doc.n), [2]);
+    });
+
+    it('answers a query known to match nothing without reading, and reads every other one', async () => {
+      const knowing = new LtijsStore(db, { knownAbsent: (collection, query) => collection === 'state' && query?.state === 'none-stored' });
+      await knowing.setup();
+      await store.Insert(false, 'state', { state: 'none-stored', query: { a: '1' } });
+      await store.Insert(false, 'state', { state: 'stored', query: { a: '2' } });
+      assert.equal(await knowing.Get(false, 'state', { state: 'none-stored' }), false);
+      assert.equal(((await knowing.Get(false, 'state', { state: 'stored' })) || []).length, 1);
     });
   });
 

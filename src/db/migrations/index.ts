@@ -18,6 +18,7 @@ import * as examAccommodations from './0016_exam_accommodations.js';
 import * as examAvailability from './0017_exam_availability.js';
 import * as changeNotices from './0018_change_notices.js';
 import * as attemptExemptions from './0019_attempt_exemptions.js';
+import * as loginLtijsState from './0020_login_ltijs_state.js';
 
 /**
  * One schema change. `up` runs inside the single transaction of `migrate()`, so: one statement per
@@ -55,4 +56,5 @@ export const migrations: readonly Migration[] = [
   { name: '0017_exam_availability', up: examAvailability.up },
   { name: '0018_change_notices', up: changeNotices.up },
   { name: '0019_attempt_exemptions', up: attemptExemptions.up },
+  { name: '0020_login_ltijs_state', up: loginLtijsState.up },
 ];

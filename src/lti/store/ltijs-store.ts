@@ -60,6 +60,23 @@ export interface LtijsStoreOptions {
    * the CLI on PostgreSQL) as soon as its change notice arrives (db/change-notices.ts), or after at most this long.
    */
   cacheSeconds?: number;
+  /**
+   * Where the current request holds its idtoken and contexttoken replaces instead of writing them at once, or
+   * undefined to write them at once. A launch answered without a session that anything posts back (a redirect to
+   * the proctoring service) never needs them; one that needs them writes both in one statement
+   * (`writeHeldReplaces`) before its answer leaves.
+   */
+  holdKeyedReplaces?: () => HeldReplace[] | undefined;
+  /** True for a query known to match no document without asking the database (its Get answers `false`). */
+  knownAbsent?: (collection: LtijsCollection, query: LtijsDocument | undefined) => boolean;
+}
+
+/** An idtoken or contexttoken replace held for the current request (see LtijsStoreOptions.holdKeyedReplaces). */
+export interface HeldReplace {
+  collection: LtijsCollection;
+  query: LtijsDocument;
+  doc: LtijsDocument;
+  ttl: number | null;
 }
 
 /** The collections whose reads `cacheSeconds` keeps: read by every login and launch, written by administrators. */
@@ -84,6 +101,8 @@ export class LtijsStore {
   readonly #ttl: Partial<Record<LtijsCollection, number>>;
   readonly #olderKeys: readonly string[];
   readonly #cacheMs: number;
+  readonly #held: (() => HeldReplace[] | undefined) | undefined;
+  readonly #knownAbsent: LtijsStoreOptions['knownAbsent'];
   /** Per cached collection: the rows each query read, and when they stop being reused. */
   readonly #reads = new Map<LtijsCollection, Map<string, { rows: Promise<StoredRow[]>; until: number; generation: number }>>();
   #deployed = false;
@@ -93,6 +112,8 @@ export class LtijsStore {
     this.#ttl = { ...LTIJS_TTL_SECONDS, ...options.ttlSeconds };
     this.#olderKeys = options.olderKeys ?? [];
     this.#cacheMs = Math.max(0, (options.cacheSeconds ?? 0) * 1000);
+    this.#held = options.holdKeyedReplaces;
+    this.#knownAbsent = options.knownAbsent;
   }
 
   /** Called by `lti.deploy()`. Fails there, not at the first launch, when the database or migration is missing. */
@@ -121,6 +142,7 @@ export class LtijsStore {
   ): Promise<LtijsDocument[] | false> {
     this.#checkDeployed();
     const name = checkCollection(collection);
+    if (this.#knownAbsent?.(name, query)) return false;
     const rows = await this.#read(name, query);
     if (rows.length === 0) return false;
     const hasCreatedAt = this.#ttl[name] !== undefined;
@@ -153,7 +175,8 @@ export class LtijsStore {
    * Upsert: the first document matching `query` becomes `item` (or is created), atomically: concurrent launches
    * of one user all replace the same idtoken and contexttoken rows and none fails or leaves a duplicate
    * (ltijs-sequelize's unguarded delete-then-insert lost a third of them). idtoken and contexttoken, written by
-   * every launch: one INSERT … ON CONFLICT on the query's key; the other collections: one transaction serialised
+   * launches: one INSERT … ON CONFLICT on the query's key, possibly held and written later with others
+   * (`holdKeyedReplaces`); the other collections: one transaction serialised
    * by an advisory lock on (collection, query). The query's own fields are kept in the row so the next Replace
    * finds it again.
    */
@@ -168,18 +191,10 @@ export class LtijsStore {
       const doc = { ...scalarFields(query), ...(await this.#stored(ENCRYPTIONKEY, item, index)) };
       const ttl = this.#ttl[name] ?? null;
       if (KEYED_COLLECTIONS.has(name)) {
-        // The key's row is updated in place, or inserted; any other match (a row written before the key existed)
-        // is removed in the same statement. Concurrent replaces of one query meet on the unique key.
-        const params: unknown[] = [name, JSON.stringify(doc), ttl, canonicalJson([name, query ?? {}])];
-        const where = matchQuery(query, params);
-        await this.#db.query(
-          `WITH stale AS (DELETE FROM ${TABLE} WHERE collection = $1 AND ${where} AND replace_key IS DISTINCT FROM $4)
-           INSERT INTO ${TABLE} (collection, doc, expires_at, replace_key)
-           VALUES ($1, $2::text::jsonb, now() + $3::double precision * interval '1 second', $4)
-           ON CONFLICT (collection, replace_key) WHERE replace_key IS NOT NULL
-           DO UPDATE SET doc = excluded.doc, created_at = now(), expires_at = excluded.expires_at`,
-          params,
-        );
+        const replace: HeldReplace = { collection: name, query: query ?? {}, doc, ttl };
+        const held = this.#held?.();
+        if (held) held.push(replace);
+        else await this.writeHeldReplaces([replace]);
         return;
       }
       await this.#db.transaction(async (tx) => {
@@ -205,6 +220,29 @@ export class LtijsStore {
         );
       });
     });
+  }
+
+  /**
+   * Writes idtoken and contexttoken replaces in one statement. Each key's row is updated in place, or inserted;
+   * any other match (a row written before the key existed) is removed in the same statement. Concurrent replaces
+   * of one query meet on the unique key.
+   */
+  async writeHeldReplaces(replaces: readonly HeldReplace[]): Promise<void> {
+    if (replaces.length === 0) return;
+    this.#checkDeployed();
+    const params: unknown[] = [];
+    const parts = replaces.map((replace, i) => {
+      params.push(replace.collection, JSON.stringify(replace.doc), replace.ttl, canonicalJson([replace.collection, replace.query]));
+      const [collection, doc, ttl, key] = [params.length - 3, params.length - 2, params.length - 1, params.length];
+      const where = matchQuery(replace.query, params);
+      return `stale${i} AS (DELETE FROM ${TABLE} WHERE collection = $${collection} AND ${where} AND replace_key IS DISTINCT FROM $${key}),
+        replaced${i} AS (
+          INSERT INTO ${TABLE} (collection, doc, expires_at, replace_key)
+          VALUES ($${collection}, $${doc}::text::jsonb, now() + $${ttl}::double precision * interval '1 second', $${key})
+          ON CONFLICT (collection, replace_key) WHERE replace_key IS NOT NULL
+          DO UPDATE SET doc = excluded.doc, created_at = now(), expires_at = excluded.expires_at)`;
+    });
+    await this.#db.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
   }
 
   /** Sets the fields of `modification` on the first live document matching `query`; no match is no change. */
