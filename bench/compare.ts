@@ -6,7 +6,7 @@
 // fixed concurrency, the two tools in interleaved rounds. Server CPU per launch comes from each tool
 // process's own CPU time (/proc/<pid>/stat), RSS from /proc/<pid>/status.
 // Usage: npm run bench:compare [-- --students 300 --concurrency 20 --rounds 3 --same-user 200
-//   --delay-ms 0 --profile <dir>]      (DATABASE_URL: the server to create the databases on)
+//   --delay-ms 0 --warm-up 200 --profile <dir>]      (DATABASE_URL: the server to create the databases on)
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -27,6 +27,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     'same-user': { type: 'string', default: '200' },
     'delay-ms': { type: 'string', default: '0' },
+    'warm-up': { type: 'string', default: '200' },
     profile: { type: 'string' },
   },
 });
@@ -35,7 +36,8 @@ const CONCURRENCY = Number(values.concurrency);
 const ROUNDS = Number(values.rounds);
 const SAME_USER = Number(values['same-user']);
 const DELAY_MS = Number(values['delay-ms']);
-for (const [name, value] of [['--students', STUDENTS], ['--concurrency', CONCURRENCY], ['--rounds', ROUNDS], ['--same-user', SAME_USER]] as const) {
+const WARM_UP = Number(values['warm-up']);
+for (const [name, value] of [['--students', STUDENTS], ['--concurrency', CONCURRENCY], ['--rounds', ROUNDS], ['--same-user', SAME_USER], ['--warm-up', WARM_UP]] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
 }
 if (!Number.isInteger(DELAY_MS) || DELAY_MS < 0) throw new Error('--delay-ms must be a non-negative integer');
@@ -104,7 +106,7 @@ async function main(): Promise<void> {
     const toolBase = `http://127.0.0.1:${ports.tool}`;
     const bareBase = `http://127.0.0.1:${ports.bare}`;
     const upstreamBase = `http://127.0.0.1:${ports.upstream}`;
-    const classSize = (ROUNDS * STUDENTS + 10) * 2;
+    const classSize = (ROUNDS * STUDENTS + WARM_UP + 10) * 2;
     const upstream = await start('upstream', ['--import', 'tsx', 'bench/compare/upstream.ts'], {
       UPSTREAM_PORT: String(ports.upstream),
       CLASS_SIZE: String(classSize),
@@ -167,8 +169,9 @@ async function main(): Promise<void> {
       `Launch comparison: proctor-lti against bare ltijs, ${STUDENTS} distinct students per round at concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds, ` +
         `Launch API delay ${DELAY_MS} ms; Node ${process.version}, ${cpus().length} CPUs, PostgreSQL; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
     );
-    // Warm-up: each tool fetches the LMS's keys, opens its pool and runs its code paths once.
-    const warmMembers = take(10);
+    // Warm-up, not measured: each tool fetches the LMS's keys, opens its pool, and runs its code paths often
+    // enough for V8 to have optimised the hot ones, as in a server that has been up for a while.
+    const warmMembers = take(WARM_UP);
     for (const name of NAMES) {
       const warm = await run(pids[name], await initiate(name, warmMembers(name)), () => new CookieJar(false), sessionPrefix, toolRedirects[name], dispatcher);
       if (warm.failed > 0) {

@@ -27,18 +27,35 @@ export interface HostedLinks {
   verify(token: string, kind: HostedTokenKind): Promise<{ sectionId: string; expiresAt: Date } | undefined>;
 }
 
+/** How many signed links are kept for reuse: the links of the launches of the last second or so. */
+const MAX_REUSED_LINKS = 1000;
+
 /**
  * Compact signed tokens (HS256 JWS) in the URL: they name one course section (the derived section_id,
  * which the tool maps back to the LTI context) and expire. The URL carries no ltik (~900 characters)
  * and needs no cookie: the proctoring portal fetches it cross-origin without credentials.
+ *
+ * A token names no user, so every launch of a section that asks for the same kind and expiry second gets
+ * the same token: signed once (a class starting together signs one per second, not one per student). The
+ * key is imported once.
  */
 export function createHostedLinks(options: { baseUrl: string; secret: string }): HostedLinks {
-  const key = new TextEncoder().encode(options.secret);
-  const sign = async (kind: HostedTokenKind, sectionId: string, ttlSeconds: number) =>
-    new SignJWT({ s: sectionId, k: KIND_CLAIM[kind] })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setExpirationTime(Math.floor(Date.now() / 1000) + Math.max(1, Math.ceil(ttlSeconds)) + HOSTED_LINK_MARGIN_SECONDS)
-      .sign(key);
+  const key = globalThis.crypto.subtle.importKey('raw', new TextEncoder().encode(options.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  // A key that cannot be imported fails each signing and verification that awaits it, not the process.
+  key.catch(() => {});
+  let reused = new Map<string, Promise<string>>();
+  const sign = (kind: HostedTokenKind, sectionId: string, ttlSeconds: number): Promise<string> => {
+    const expiresAt = Math.floor(Date.now() / 1000) + Math.max(1, Math.ceil(ttlSeconds)) + HOSTED_LINK_MARGIN_SECONDS;
+    const cacheKey = `${kind} ${expiresAt} ${sectionId}`;
+    const known = reused.get(cacheKey);
+    if (known) return known;
+    if (reused.size >= MAX_REUSED_LINKS) reused = new Map();
+    const owner = reused;
+    const token = key.then((secret) => new SignJWT({ s: sectionId, k: KIND_CLAIM[kind] }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(expiresAt).sign(secret));
+    owner.set(cacheKey, token);
+    token.catch(() => owner.delete(cacheKey));
+    return token;
+  };
   return {
     rosterUrl: async (sectionId, ttl) => `${options.baseUrl}${HOSTED_ROUTES.roster}?t=${await sign('roster', sectionId, ttl)}`,
     examRosterUrl: async (sectionId, ttl) => `${options.baseUrl}${HOSTED_ROUTES.examRoster}?t=${await sign('exam-roster', sectionId, ttl)}`,
@@ -46,7 +63,7 @@ export function createHostedLinks(options: { baseUrl: string; secret: string }):
     extensionAllowlistUrl: (platform) => `${options.baseUrl}${HOSTED_ROUTES.extensionAllowlist}/${encodeURIComponent(platform)}`,
     async verify(token, kind) {
       try {
-        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
+        const { payload } = await jwtVerify(token, await key, { algorithms: ['HS256'] });
         if (payload.k !== KIND_CLAIM[kind] || typeof payload.s !== 'string' || typeof payload.exp !== 'number') return undefined;
         return { sectionId: payload.s, expiresAt: new Date(payload.exp * 1000) };
       } catch {

@@ -26,6 +26,19 @@ export function isLocale(value: unknown): value is Locale {
  * - Moodle writes locales with an underscore (es_mx): read as a hyphen. Case does not matter.
  */
 export function matchLocale(tag: string): Locale | undefined {
+  // Browsers and LMSs send the same few tags again and again; resolving one (ICU) is what costs.
+  if (matched.has(tag)) return matched.get(tag);
+  const match = resolveLocale(tag);
+  if (tag.length > 64) return match;
+  if (matched.size >= MAX_MATCHED_TAGS) matched.clear();
+  matched.set(tag, match);
+  return match;
+}
+
+const MAX_MATCHED_TAGS = 500;
+const matched = new Map<string, Locale | undefined>();
+
+function resolveLocale(tag: string): Locale | undefined {
   const cleaned = tag.trim().replaceAll('_', '-');
   if (cleaned === '' || cleaned === '*') return undefined;
   let parsed: Intl.Locale;
