@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { invalidateReadCaches, readCache } from '../db/read-cache.js';
 import type { Queryable } from '../db/types.js';
 import type { Violation } from '../proctoring/contract.js';
 import { isRecord } from '../values.js';
@@ -125,7 +126,10 @@ const toExam = (row: ExamRow): Exam => ({
 
 export interface ExamStore {
   find(key: ExamKey): Promise<Exam | undefined>;
-  /** The exam of this key with one student's accommodation (none: undefined), in one read: a student's launch. */
+  /**
+   * The exam of this key with one student's accommodation (none: undefined): a student's launch. The exam is
+   * shared, read-only, by the launches of the next few seconds; only a student with an accommodation costs a read.
+   */
   findForStudent(key: ExamKey, userId: string): Promise<{ exam: Exam; accommodation: AccommodationOverride | undefined } | undefined>;
   get(id: string): Promise<Exam | undefined>;
   /** The exam of this resource link, created (unconfigured) on first sight; the title follows the LMS. */
@@ -154,23 +158,55 @@ export interface ExamStore {
   claimResourceLink(id: string, placeholderResourceLinkId: string, resourceLinkId: string, title: string): Promise<Exam | undefined>;
 }
 
+/** What a student's launch reads of an exam, kept a few seconds: the exam and who has an accommodation. */
+interface ExamForLaunch {
+  exam: Exam;
+  accommodated: ReadonlySet<string>;
+}
+
+/** Shared by every launch that reads it: nothing may change it. */
+function frozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value) && !(value instanceof Date)) {
+    for (const member of Object.values(value)) frozen(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Every write of an exam or an accommodation ends with this: the exams this process keeps for launches (and
+ * its other cached reads) are read again. Other processes hear of the change through its notice.
+ */
+export function changed<T>(result: T): T {
+  invalidateReadCaches();
+  return result;
+}
+
 export function createExamStore(db: Queryable): ExamStore {
   const keyParams = (key: ExamKey) => [key.issuer, key.clientId, key.deploymentId, key.contextId, key.resourceLinkId];
   const keyWhere = 'issuer = $1 AND client_id = $2 AND deployment_id = $3 AND context_id = $4 AND resource_link_id = $5';
+  // A class starting an exam together reads it, parses and checks its settings once, not once per student.
+  const launchReads = readCache<ExamForLaunch | undefined>(db, 'exam-for-launch');
+  const readForLaunch = async (key: ExamKey): Promise<ExamForLaunch | undefined> => {
+    const result = await db.query<ExamRow & { accommodated: string[] }>(
+      `SELECT exams.*, ARRAY(SELECT user_id FROM exam_accommodations WHERE exam_accommodations.exam_id = exams.id) AS accommodated
+       FROM exams WHERE ${keyWhere}`,
+      keyParams(key),
+    );
+    const row = result.rows[0];
+    return row ? { exam: frozen(toExam(row)), accommodated: new Set(row.accommodated) } : undefined;
+  };
   return {
     async find(key) {
       const result = await db.query<ExamRow>(`SELECT * FROM exams WHERE ${keyWhere}`, keyParams(key));
       return result.rows[0] ? toExam(result.rows[0]) : undefined;
     },
     async findForStudent(key, userId) {
-      const result = await db.query<ExamRow & { accommodation: AccommodationOverride | null }>(
-        `SELECT exams.*, exam_accommodations.override AS accommodation FROM exams
-         LEFT JOIN exam_accommodations ON exam_accommodations.exam_id = exams.id AND exam_accommodations.user_id = $6
-         WHERE exams.issuer = $1 AND exams.client_id = $2 AND exams.deployment_id = $3 AND exams.context_id = $4 AND exams.resource_link_id = $5`,
-        [...keyParams(key), userId],
-      );
-      const row = result.rows[0];
-      return row ? { exam: toExam(row), accommodation: row.accommodation ?? undefined } : undefined;
+      const found = await launchReads.get(JSON.stringify(keyParams(key)), () => readForLaunch(key));
+      if (!found) return undefined;
+      if (!found.accommodated.has(userId)) return { exam: found.exam, accommodation: undefined };
+      const accommodation = await db.query<{ override: AccommodationOverride }>('SELECT override FROM exam_accommodations WHERE exam_id = $1 AND user_id = $2', [found.exam.id, userId]);
+      return { exam: found.exam, accommodation: accommodation.rows[0]?.override };
     },
     async get(id) {
       const result = await db.query<ExamRow>('SELECT * FROM exams WHERE id = $1', [id]);
@@ -187,27 +223,29 @@ export function createExamStore(db: Queryable): ExamStore {
       );
       const row = result.rows[0];
       if (!row) throw new Error('exam upsert returned nothing');
-      return toExam(row);
+      return changed(toExam(row));
     },
     async saveSettings(id, settings) {
-      await db.query('UPDATE exams SET settings = $2::jsonb, updated_at = now() WHERE id = $1', [id, documentJson(settings)]);
+      changed(await db.query('UPDATE exams SET settings = $2::jsonb, updated_at = now() WHERE id = $1', [id, documentJson(settings)]));
     },
     async setStatus(id, status) {
-      await db.query('UPDATE exams SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
+      changed(await db.query('UPDATE exams SET status = $2, updated_at = now() WHERE id = $1', [id, status]));
     },
     async setAvailability(id, availability) {
       const { opensAt, closesAt, timeZone, practice } = availability;
       if (opensAt && closesAt && closesAt.getTime() <= opensAt.getTime()) throw new Error('an exam must close after it opens');
-      await db.query('UPDATE exams SET opens_at = $2, closes_at = $3, time_zone = $4, practice = $5, updated_at = now() WHERE id = $1', [
-        id,
-        opensAt ?? null,
-        closesAt ?? null,
-        timeZone ?? null,
-        practice,
-      ]);
+      changed(
+        await db.query('UPDATE exams SET opens_at = $2, closes_at = $3, time_zone = $4, practice = $5, updated_at = now() WHERE id = $1', [
+          id,
+          opensAt ?? null,
+          closesAt ?? null,
+          timeZone ?? null,
+          practice,
+        ]),
+      );
     },
     async setQuizAddressCheck(id, check) {
-      await db.query('UPDATE exams SET quiz_address_check = $2, updated_at = now() WHERE id = $1', [id, check]);
+      changed(await db.query('UPDATE exams SET quiz_address_check = $2, updated_at = now() WHERE id = $1', [id, check]));
     },
     async listByContext(issuer, clientId, deploymentId, contextId) {
       // Exams still on their deep-linking placeholder have no link in the course yet: not listed.
@@ -240,11 +278,11 @@ export function createExamStore(db: Queryable): ExamStore {
       );
       const row = result.rows[0];
       if (!row) throw new Error('exam upsert returned nothing');
-      return toExam(row);
+      return changed(toExam(row));
     },
     async saveSettingsIfUnset(id, settings) {
       const result = await db.query('UPDATE exams SET settings = $2::jsonb, updated_at = now() WHERE id = $1 AND settings IS NULL', [id, documentJson(settings)]);
-      return result.rowCount > 0;
+      return changed(result.rowCount > 0);
     },
     async claimResourceLink(id, placeholderResourceLinkId, resourceLinkId, title) {
       const result = await db.query<ExamRow>(
@@ -255,7 +293,7 @@ export function createExamStore(db: Queryable): ExamStore {
          RETURNING *`,
         [id, placeholderResourceLinkId, resourceLinkId, title.slice(0, 255)],
       );
-      return result.rows[0] ? toExam(result.rows[0]) : undefined;
+      return changed(result.rows[0] ? toExam(result.rows[0]) : undefined);
     },
   };
 }

@@ -6,10 +6,12 @@ import { after, before, describe, it } from 'node:test';
 import { CHANGE_CHANNEL, watchChanges } from '../../src/db/change-notices.js';
 import { readGeneration } from '../../src/db/read-cache.js';
 import type { Database } from '../../src/db/types.js';
+import { createExamStore } from '../../src/exams/store.js';
 import { LtijsStore } from '../../src/lti/store/ltijs-store.js';
 import { migratedTestDatabase, openSecondHandle, type TestDatabase } from '../helpers/db.js';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
+const EXAM_ID = '7d1f6c7e-5b1a-4c36-9d0e-3f4f1b2a9c01';
 const quietLogger = { warn: () => {} };
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
@@ -63,6 +65,11 @@ describe(`change notices (${onPostgres ? 'PostgreSQL' : 'embedded PGlite'})`, ()
     ['a platform registered', `INSERT INTO ltijs_documents (collection, doc) VALUES ('platform', '{"platformUrl":"https://lms.example","clientId":"c1"}')`],
     ['a platform renamed', `UPDATE ltijs_documents SET doc = doc || '{"name":"Renamed"}' WHERE collection = 'platform'`],
     ['a platform removed', "DELETE FROM ltijs_documents WHERE collection = 'platform'"],
+    ['an exam created', `INSERT INTO exams (id, issuer, client_id, deployment_id, context_id, resource_link_id, title) VALUES ('${EXAM_ID}', 'https://lms.example', 'c1', 'd1', 'course', 'link', 'Quiz')`],
+    ['an exam closed', `UPDATE exams SET status = 'closed' WHERE id = '${EXAM_ID}'`],
+    ['an accommodation given', `INSERT INTO exam_accommodations (exam_id, user_id, override) VALUES ('${EXAM_ID}', 'u1', '{}')`],
+    ['an accommodation removed', `DELETE FROM exam_accommodations WHERE exam_id = '${EXAM_ID}'`],
+    ['an exam removed', `DELETE FROM exams WHERE id = '${EXAM_ID}'`],
   ];
   for (const [what, sql] of watchedChanges) {
     it(`sends one notice when ${what}`, async () => {
@@ -83,6 +90,37 @@ describe(`change notices (${onPostgres ? 'PostgreSQL' : 'embedded PGlite'})`, ()
       await other.query("DELETE FROM ltijs_documents WHERE collection IN ('idtoken', 'nonce')");
     });
     assert.equal(sent, 0);
+  });
+
+  it("sends nothing when an instructor's launch writes an exam's title unchanged", async () => {
+    const insert = `INSERT INTO exams (id, issuer, client_id, deployment_id, context_id, resource_link_id, title) VALUES ('${EXAM_ID}', 'https://lms.example', 'c1', 'd1', 'course', 'link', 'Quiz')`;
+    assert.equal(await noticesFor(other, () => other.query(insert)), 1);
+    try {
+      assert.equal(await noticesFor(other, () => other.query(`UPDATE exams SET title = 'Quiz', updated_at = updated_at WHERE id = '${EXAM_ID}'`)), 0);
+      assert.equal(await noticesFor(other, () => other.query(`UPDATE exams SET title = 'Quiz 2' WHERE id = '${EXAM_ID}'`)), 1);
+    } finally {
+      await other.query(`DELETE FROM exams WHERE id = '${EXAM_ID}'`);
+    }
+  });
+
+  it("an exam and an accommodation changed by another process reach this process's next student launch", async () => {
+    const here = createExamStore(db);
+    const key = { issuer: 'https://lms.example', clientId: 'c1', deploymentId: 'd1', contextId: 'course', resourceLinkId: 'shared' };
+    const exam = await createExamStore(other).ensure(key, 'Shared quiz');
+    try {
+      assert.equal((await here.findForStudent(key, 'u1'))?.exam.status, 'open');
+      let start = readGeneration();
+      await other.query("UPDATE exams SET status = 'closed' WHERE id = $1", [exam.id]);
+      await waitFor(() => readGeneration() > start, 'the exam notice');
+      assert.equal((await here.findForStudent(key, 'u1'))?.exam.status, 'closed');
+      assert.equal((await here.findForStudent(key, 'u1'))?.accommodation, undefined);
+      start = readGeneration();
+      await other.query(`INSERT INTO exam_accommodations (exam_id, user_id, override) VALUES ($1, 'u1', '{"expire": 5400}')`, [exam.id]);
+      await waitFor(() => readGeneration() > start, 'the accommodation notice');
+      assert.deepEqual((await here.findForStudent(key, 'u1'))?.accommodation, { expire: 5400 });
+    } finally {
+      await other.query('DELETE FROM exams WHERE id = $1', [exam.id]);
+    }
   });
 
   it('a platform registered by another process is known at once despite a cached "unknown"', async () => {

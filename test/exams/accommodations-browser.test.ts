@@ -10,6 +10,7 @@ import { assertAnsweredPagesAccessible, axeViolations, describeViolations, horiz
 import { withBrowser } from '../helpers/browser.js';
 import { demoExam, derived, launchAs, saveExamSettings } from '../helpers/launches.js';
 import { createAccommodationStore } from '../../src/exams/accommodations/store.js';
+import { invalidateReadCaches } from '../../src/db/read-cache.js';
 
 type Catalog = { readonly [key: string]: string | Catalog };
 const catalog = (lng: string, namespace: string) => JSON.parse(readFileSync(new URL(`../../locales/${lng}/${namespace}.json`, import.meta.url), 'utf8')) as Catalog;
@@ -52,6 +53,8 @@ describe('in a browser: accommodations in English, Spanish and Arabic', () => {
   ] as const) {
     it(`${lng}: choose a student by name, a refused save says why, a saved one is listed; ${dir}, fits, axe clean`, async (t) => {
       await app.db.query('DELETE FROM exam_accommodations');
+    invalidateReadCaches(); // written with SQL: this process's cached exam reads see it at once
+      invalidateReadCaches(); // written with SQL: this process's cached exam reads see it at once
       const words = catalog(lng, 'accommodations');
       const hubLaunch = await launchAs(app, { user: 'instructor', presentation: 'window', locale: lng });
       assert.equal(hubLaunch.response.status, 200);
@@ -122,6 +125,7 @@ describe('in a browser: accommodations in English, Spanish and Arabic', () => {
     assert.ok(attention.response.text.includes(message(common, 'errors.accommodationNeedsAttention.message')));
     await saveExamSettings(app, examId, settings);
     await app.db.query('DELETE FROM exam_accommodations');
+    invalidateReadCaches(); // written with SQL: this process's cached exam reads see it at once
 
     await withBrowser(t, async (context) => {
       await assertAnsweredPagesAccessible(await context.newPage(), app.baseUrl, [

@@ -6,6 +6,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { openDemoExamSettings } from '../helpers/settings-page.js';
 import { callsDuring, demoExam, derived, launchAs, oneCall, ROLES, saveExamSettings, withRoles, type Launched } from '../helpers/launches.js';
+import { invalidateReadCaches } from '../../src/db/read-cache.js';
 
 const STUDENT_NAME = 'María José Núñez';
 
@@ -63,6 +64,7 @@ describe('accommodations in the hub and in the candidate request', () => {
   });
   beforeEach(async () => {
     await app.db.query('DELETE FROM exam_accommodations');
+    invalidateReadCaches(); // written with SQL: this process's cached exam reads see it at once
     await saveExamSettings(app, examId, settings);
   });
 

@@ -16,6 +16,7 @@ import type { LoginInput } from '../../src/sandbox/demo-lms/index.js';
 import type { ReceivedRequest } from '../../src/sandbox/emulator/index.js';
 import { TEST_ENCRYPTION_KEY, type TestApp } from './app.js';
 import { assertNoSessionInLocation, authorize, followSessionContinue, postIdToken } from './lti-flow.js';
+import { invalidateReadCaches } from '../../src/db/read-cache.js';
 
 export type Agent = ReturnType<typeof supertest.agent>;
 export type Flavor = 'canvas' | 'moodle';
@@ -238,6 +239,7 @@ export async function demoExam(app: TestApp) {
 
 export async function saveExamSettings(app: TestApp, examId: string, settings: Record<string, unknown> | null): Promise<void> {
   await app.db.query('UPDATE exams SET settings = $2::jsonb WHERE id = $1', [examId, settings === null ? null : JSON.stringify(settings)]);
+  invalidateReadCaches(); // written with SQL: this process's cached exam reads see it at once
 }
 
 export async function attemptOf(app: TestApp, attemptId: string) {

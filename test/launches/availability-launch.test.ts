@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { assertAnsweredPagesAccessible } from '../helpers/axe.js';
 import { withBrowser } from '../helpers/browser.js';
 import { demoExam, incidentOf, launchAs } from '../helpers/launches.js';
+import { invalidateReadCaches } from '../../src/db/read-cache.js';
 
 function instant(local: string, timeZone: string): Date {
   const result = zonedInstant(local, timeZone);
@@ -31,6 +32,7 @@ describe('exam availability at launch, with the clock injected', () => {
 
   async function setWindow(opensAt: Date | null, closesAt: Date | null, timeZone: string, practice = false): Promise<void> {
     await app.db.query('UPDATE exams SET opens_at = $2, closes_at = $3, time_zone = $4, practice = $5 WHERE id = $1', [examId, opensAt, closesAt, timeZone, practice]);
+    invalidateReadCaches(); // written with SQL: this process's cached exam reads see it at once
   }
 
   const student = (locale?: string) =>

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { JWTPayload } from 'jose';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { attemptOf, callsDuring, CLAIMS, demoExam, derived, launchAs, launchLog, oneCall, pressHubButton, saveExamSettings, setInstitution, settingsPageExamId, withRoles, ROLES, type Derived } from '../helpers/launches.js';
+import { invalidateReadCaches } from '../../src/db/read-cache.js';
 
 const pathOf = (url: string) => {
   const parsed = new URL(url);
@@ -197,6 +198,7 @@ describe('attempt lifecycle and id stability', () => {
       const copy = (await app.db.query<{ id: string }>("SELECT id FROM exams WHERE resource_link_id = 'exam-midterm-copy'")).rows[0];
       assert.ok(copy);
       await app.db.query('UPDATE exams SET quiz_address_check = false WHERE id = $1', [copy.id]);
+      invalidateReadCaches(); // written with SQL: this process's cached exam reads see it at once
       const launched = await studentLaunch('canvas', copied);
       assert.equal(launched.result.response.status, 302);
       assert.equal(launched.body.launch_url, exam.settings!.launch_url);

@@ -9,6 +9,7 @@ import { validateLaunchpad } from '../../src/proctoring/contract.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { callsDuring, CLAIMS, demoExam, derived, launchAs, oneCall, pressHubButton, ROLES, saveExamSettings, setInstitution, withRoles, type Derived, type Flavor } from '../helpers/launches.js';
 import { platformKey } from '../../src/lti/identifiers.js';
+import { invalidateReadCaches } from '../../src/db/read-cache.js';
 
 const FLAVORS: readonly Flavor[] = ['canvas', 'moodle'];
 // The smallest valid PNG (1×1, transparent).
@@ -205,6 +206,7 @@ describe('live, launchpad, course exam list and settings-derived fields', () => 
 
     it('a closed exam: a clear page, nothing sent upstream', async () => {
       await app.db.query("UPDATE exams SET status = 'closed' WHERE id = $1", [exam.id]);
+      invalidateReadCaches(); // written with SQL: this process's cached exam reads see it at once
       try {
         const { result, calls } = await callsDuring(app, () => launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' }));
         assert.equal(result.response.status, 409);
@@ -215,6 +217,7 @@ describe('live, launchpad, course exam list and settings-derived fields', () => 
         assert.match(hub.response.text, /data-exam-status="closed"/);
       } finally {
         await app.db.query("UPDATE exams SET status = 'open' WHERE id = $1", [exam.id]);
+        invalidateReadCaches(); // written with SQL: this process's cached exam reads see it at once
       }
     });
   });

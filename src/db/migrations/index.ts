@@ -19,6 +19,7 @@ import * as examAvailability from './0017_exam_availability.js';
 import * as changeNotices from './0018_change_notices.js';
 import * as attemptExemptions from './0019_attempt_exemptions.js';
 import * as loginLtijsState from './0020_login_ltijs_state.js';
+import * as examChangeNotices from './0021_exam_change_notices.js';
 
 /**
  * One schema change. `up` runs inside the single transaction of `migrate()`, so: one statement per
@@ -57,4 +58,5 @@ export const migrations: readonly Migration[] = [
   { name: '0018_change_notices', up: changeNotices.up },
   { name: '0019_attempt_exemptions', up: attemptExemptions.up },
   { name: '0020_login_ltijs_state', up: loginLtijsState.up },
+  { name: '0021_exam_change_notices', up: examChangeNotices.up },
 ];

@@ -3,6 +3,7 @@ import type { Violation } from '../../proctoring/contract.js';
 import { createSettingsChangeLog } from '../settings/changes.js';
 import { diffSettings, readSettingsDocument, type SettingsChange } from '../settings/document.js';
 import { applyOverride, type AccommodationOverride } from './override.js';
+import { changed } from '../store.js';
 
 export interface Accommodation {
   userId: string;
@@ -45,6 +46,10 @@ export async function overridesOf(db: Queryable, examId: string): Promise<Map<st
  * caller's transaction (an import writes all or nothing).
  */
 export async function replaceOverrides(db: Queryable, examId: string, next: ReadonlyMap<string, AccommodationOverride>): Promise<SettingsChange[]> {
+  return changed(await writeOverrides(db, examId, next));
+}
+
+async function writeOverrides(db: Queryable, examId: string, next: ReadonlyMap<string, AccommodationOverride>): Promise<SettingsChange[]> {
   const before = await overridesOf(db, examId);
   const changes: SettingsChange[] = [];
   for (const userId of new Set([...before.keys(), ...next.keys()])) {
@@ -82,7 +87,7 @@ export function createAccommodationStore(db: Database): AccommodationStore {
     },
     get: (examId, userId) => current(db, examId, userId),
     async set(examId, userId, input, actor) {
-      return db.transaction(async (tx) => {
+      const result = await db.transaction(async (tx) => {
         const exam = await tx.query<{ settings: unknown }>('SELECT settings FROM exams WHERE id = $1 FOR UPDATE', [examId]);
         const row = exam.rows[0];
         if (!row || row.settings === null) return { ok: false as const, violations: [{ path: '', rule: 'type' as const, message: 'The exam has no settings yet: save its settings first.' }] };
@@ -100,6 +105,7 @@ export function createAccommodationStore(db: Database): AccommodationStore {
         await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes });
         return { ok: true as const, accommodation: applied.override };
       });
+      return changed(result);
     },
     async copy(fromExamId, toExamId) {
       const copied = await db.query<{ user_id: string; override: AccommodationOverride }>(
@@ -109,10 +115,10 @@ export function createAccommodationStore(db: Database): AccommodationStore {
          RETURNING user_id, override`,
         [fromExamId, toExamId],
       );
-      return copied.rows.flatMap((row) => overrideChanges(row.user_id, undefined, row.override));
+      return changed(copied.rows.flatMap((row) => overrideChanges(row.user_id, undefined, row.override)));
     },
     async remove(examId, userId, actor) {
-      return db.transaction(async (tx) => {
+      const removed = await db.transaction(async (tx) => {
         const before = await current(tx, examId, userId);
         if (before === undefined) return false;
         await tx.query('DELETE FROM exam_accommodations WHERE exam_id = $1 AND user_id = $2', [examId, userId]);
@@ -120,6 +126,7 @@ export function createAccommodationStore(db: Database): AccommodationStore {
         await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes });
         return true;
       });
+      return changed(removed);
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/types.js';
 import { EXAM_SETTINGS_OFF, type Violation } from '../../proctoring/contract.js';
-import { createExamStore, type Exam, type ExamStatus, type ExamStore } from '../store.js';
+import { changed, createExamStore, type Exam, type ExamStatus, type ExamStore } from '../store.js';
 import { QUIZ_ADDRESS_CHECK } from '../course-copy.js';
 import { createSettingsChangeLog, type ChangeSource, type RecordedChange, type SettingsChangeLog } from './changes.js';
 import { diffSettings, readSettingsDocument, validateSettingsDocument, type ExamSettingsDocument } from './document.js';
@@ -96,7 +96,7 @@ export function createExamSettingsService(deps: { db: Database; exams: ExamStore
       const violations = [...payload.violations, ...(checked.ok ? [] : checked.violations)];
       if (!checked.ok || violations.length > 0) return { ok: false, violations };
       const settings = checked.value;
-      return deps.db.transaction(async (tx) => {
+      const saved = await deps.db.transaction(async (tx) => {
         const store = createExamStore(tx);
         const before = await tx.query<{ settings: unknown; status: ExamStatus; quiz_address_check: boolean } & StoredWindow>(
           'SELECT settings, status, quiz_address_check, opens_at, closes_at, time_zone, practice FROM exams WHERE id = $1 FOR UPDATE',
@@ -126,12 +126,15 @@ export function createExamSettingsService(deps: { db: Database; exams: ExamStore
         if (!exam) throw new Error(`exam ${examId} vanished while saving`);
         return { ok: true as const, exam, settings };
       });
+      // Committed now: what a launch read meanwhile (before the commit) is read again.
+      return changed(saved);
     },
     async confirmQuizAddress(examId, actor) {
       await deps.db.transaction(async (tx) => {
         const result = await tx.query('UPDATE exams SET quiz_address_check = false, updated_at = now() WHERE id = $1 AND quiz_address_check', [examId]);
         if (result.rowCount > 0) await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes: [quizAddressCleared] });
       });
+      changed(undefined);
     },
   };
 }
