@@ -4,6 +4,7 @@ import type { Queryable } from '../db/types.js';
 import type { Violation } from '../proctoring/contract.js';
 import { isRecord } from '../values.js';
 import type { AccommodationOverride } from './accommodations/override.js';
+import { accommodationOf } from './accommodations/store.js';
 import { checkedDocument, readSettingsDocument, type ExamSettingsDocument } from './settings/document.js';
 
 /** Which LTI resource link an exam belongs to: stable across launches and roles. */
@@ -174,8 +175,9 @@ function frozen<T>(value: T): T {
 }
 
 /**
- * Every write of an exam or an accommodation ends with this: the exams this process keeps for launches (and
- * its other cached reads) are read again. Other processes hear of the change through its notice.
+ * Every write of an exam ends with this (an accommodation's, with invalidateReadCaches itself): the exams this
+ * process keeps for launches (and its other cached reads) are read again. Other processes hear of the change
+ * through its notice.
  */
 export function changed<T>(result: T): T {
   invalidateReadCaches();
@@ -205,8 +207,7 @@ export function createExamStore(db: Queryable): ExamStore {
       const found = await launchReads.get(JSON.stringify(keyParams(key)), () => readForLaunch(key));
       if (!found) return undefined;
       if (!found.accommodated.has(userId)) return { exam: found.exam, accommodation: undefined };
-      const accommodation = await db.query<{ override: AccommodationOverride }>('SELECT override FROM exam_accommodations WHERE exam_id = $1 AND user_id = $2', [found.exam.id, userId]);
-      return { exam: found.exam, accommodation: accommodation.rows[0]?.override };
+      return { exam: found.exam, accommodation: await accommodationOf(db, found.exam.id, userId) };
     },
     async get(id) {
       const result = await db.query<ExamRow>('SELECT * FROM exams WHERE id = $1', [id]);

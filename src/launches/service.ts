@@ -210,8 +210,10 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     return { settings: applied.effective, exempt: applied.override.exempt === true };
   }
 
-  /** The redirect to a candidate session, with what its start page says (the exam is set up once its URL exists). */
-  /** `read`: the student's accommodation when it was read with the exam. */
+  /**
+   * The redirect to a candidate session, with what its start page says (the exam is set up once its URL
+   * exists); `read`: the student's accommodation when it was read with the exam.
+   */
   async function candidateRedirect(session: LaunchSession, exam: Exam | undefined, read?: { accommodation: AccommodationOverride | undefined }): Promise<LaunchOutcome> {
     const unavailable = exam && unavailableOutcome(exam, (deps.now ?? (() => new Date()))());
     if (unavailable) return unavailable;
@@ -287,7 +289,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
         if (!key) throw noCourseError();
         if (session.target === 'candidate-launch') {
           trace.endpoint = 'candidate';
-          // The exam and this student's accommodation in one read.
+          // The exam (shared by the launches of the next seconds) with this student's accommodation.
           const found = await deps.exams.findForStudent(key, session.userId);
           // A student may be the first to open a link created by deep linking or copied with its course:
           // the link's proctor_exam_id names the exam whose settings it takes over.

@@ -3,7 +3,7 @@ import type { Violation } from '../../proctoring/contract.js';
 import { createSettingsChangeLog } from '../settings/changes.js';
 import { diffSettings, readSettingsDocument, type SettingsChange } from '../settings/document.js';
 import { applyOverride, type AccommodationOverride } from './override.js';
-import { changed } from '../store.js';
+import { invalidateReadCaches } from '../../db/read-cache.js';
 
 export interface Accommodation {
   userId: string;
@@ -46,10 +46,6 @@ export async function overridesOf(db: Queryable, examId: string): Promise<Map<st
  * caller's transaction (an import writes all or nothing).
  */
 export async function replaceOverrides(db: Queryable, examId: string, next: ReadonlyMap<string, AccommodationOverride>): Promise<SettingsChange[]> {
-  return changed(await writeOverrides(db, examId, next));
-}
-
-async function writeOverrides(db: Queryable, examId: string, next: ReadonlyMap<string, AccommodationOverride>): Promise<SettingsChange[]> {
   const before = await overridesOf(db, examId);
   const changes: SettingsChange[] = [];
   for (const userId of new Set([...before.keys(), ...next.keys()])) {
@@ -65,6 +61,7 @@ async function writeOverrides(db: Queryable, examId: string, next: ReadonlyMap<s
       );
     }
   }
+  invalidateReadCaches();
   return changes;
 }
 
@@ -74,7 +71,8 @@ interface Row {
   updated_at: Date;
 }
 
-async function current(db: Queryable, examId: string, userId: string): Promise<AccommodationOverride | undefined> {
+/** One student's accommodation in an exam, if they have one. */
+export async function accommodationOf(db: Queryable, examId: string, userId: string): Promise<AccommodationOverride | undefined> {
   const result = await db.query<{ override: AccommodationOverride }>('SELECT override FROM exam_accommodations WHERE exam_id = $1 AND user_id = $2', [examId, userId]);
   return result.rows[0]?.override;
 }
@@ -85,7 +83,7 @@ export function createAccommodationStore(db: Database): AccommodationStore {
       const result = await db.query<Row>('SELECT user_id, override, updated_at FROM exam_accommodations WHERE exam_id = $1 ORDER BY user_id', [examId]);
       return result.rows.map((r) => ({ userId: r.user_id, override: r.override, updatedAt: new Date(r.updated_at) }));
     },
-    get: (examId, userId) => current(db, examId, userId),
+    get: (examId, userId) => accommodationOf(db, examId, userId),
     async set(examId, userId, input, actor) {
       const result = await db.transaction(async (tx) => {
         const exam = await tx.query<{ settings: unknown }>('SELECT settings FROM exams WHERE id = $1 FOR UPDATE', [examId]);
@@ -95,7 +93,7 @@ export function createAccommodationStore(db: Database): AccommodationStore {
         if (!document.ok) return { ok: false as const, violations: document.violations };
         const applied = applyOverride(document.value, input);
         if (!applied.ok) return applied;
-        const before = await current(tx, examId, userId);
+        const before = await accommodationOf(tx, examId, userId);
         await tx.query(
           `INSERT INTO exam_accommodations (exam_id, user_id, override) VALUES ($1, $2, $3::jsonb)
            ON CONFLICT (exam_id, user_id) DO UPDATE SET override = EXCLUDED.override, updated_at = now()`,
@@ -105,7 +103,8 @@ export function createAccommodationStore(db: Database): AccommodationStore {
         await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes });
         return { ok: true as const, accommodation: applied.override };
       });
-      return changed(result);
+      invalidateReadCaches();
+      return result;
     },
     async copy(fromExamId, toExamId) {
       const copied = await db.query<{ user_id: string; override: AccommodationOverride }>(
@@ -115,18 +114,20 @@ export function createAccommodationStore(db: Database): AccommodationStore {
          RETURNING user_id, override`,
         [fromExamId, toExamId],
       );
-      return changed(copied.rows.flatMap((row) => overrideChanges(row.user_id, undefined, row.override)));
+      invalidateReadCaches();
+      return copied.rows.flatMap((row) => overrideChanges(row.user_id, undefined, row.override));
     },
     async remove(examId, userId, actor) {
       const removed = await db.transaction(async (tx) => {
-        const before = await current(tx, examId, userId);
+        const before = await accommodationOf(tx, examId, userId);
         if (before === undefined) return false;
         await tx.query('DELETE FROM exam_accommodations WHERE exam_id = $1 AND user_id = $2', [examId, userId]);
         const changes = overrideChanges(userId, before, undefined);
         await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes });
         return true;
       });
-      return changed(removed);
+      invalidateReadCaches();
+      return removed;
     },
   };
 }

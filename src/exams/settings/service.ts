@@ -130,11 +130,12 @@ export function createExamSettingsService(deps: { db: Database; exams: ExamStore
       return changed(saved);
     },
     async confirmQuizAddress(examId, actor) {
-      await deps.db.transaction(async (tx) => {
-        const result = await tx.query('UPDATE exams SET quiz_address_check = false, updated_at = now() WHERE id = $1 AND quiz_address_check', [examId]);
-        if (result.rowCount > 0) await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes: [quizAddressCleared] });
-      });
-      changed(undefined);
+      changed(
+        await deps.db.transaction(async (tx) => {
+          const result = await tx.query('UPDATE exams SET quiz_address_check = false, updated_at = now() WHERE id = $1 AND quiz_address_check', [examId]);
+          if (result.rowCount > 0) await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes: [quizAddressCleared] });
+        }),
+      );
     },
   };
 }
