@@ -1,6 +1,7 @@
 /**
  * Short-lived reads of rows every launch needs and administrators rarely change (institution settings, a
- * platform's proctoring account, whether it has a logo), shared per database handle within this process.
+ * platform's proctoring account, whether it has a logo), shared per database handle within this process (or per
+ * other owner object: the hosted links keep the tokens they signed this second).
  * A store that writes those rows clears its cache, so every store on the same handle sees its own process's
  * changes at once; another process's (a replica, the CLI on PostgreSQL) as soon as its change notice arrives
  * (db/change-notices.ts), and within `ttlMs` if that notice is lost. Concurrent misses share one read; a failed

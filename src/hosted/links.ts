@@ -1,4 +1,5 @@
 import { jwtVerify, SignJWT } from 'jose';
+import { readCache } from '../db/read-cache.js';
 
 /** Public paths of the endpoints the proctoring service's pages fetch from the user's browser. */
 export const HOSTED_ROUTES = {
@@ -27,9 +28,6 @@ export interface HostedLinks {
   verify(token: string, kind: HostedTokenKind): Promise<{ sectionId: string; expiresAt: Date } | undefined>;
 }
 
-/** How many signed links are kept for reuse: the links of the launches of the last second or so. */
-const MAX_REUSED_LINKS = 1000;
-
 /**
  * Compact signed tokens (HS256 JWS) in the URL: they name one course section (the derived section_id,
  * which the tool maps back to the LTI context) and expire. The URL carries no ltik (~900 characters)
@@ -43,18 +41,13 @@ export function createHostedLinks(options: { baseUrl: string; secret: string }):
   const key = globalThis.crypto.subtle.importKey('raw', new TextEncoder().encode(options.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   // A key that cannot be imported fails each signing and verification that awaits it, not the process.
   key.catch(() => {});
-  let reused = new Map<string, Promise<string>>();
+  // Kept for a second: the expiry second is part of the name, so an older token is never asked for again.
+  const signed = readCache<string>(options, 'hosted-links', 1000);
   const sign = (kind: HostedTokenKind, sectionId: string, ttlSeconds: number): Promise<string> => {
     const expiresAt = Math.floor(Date.now() / 1000) + Math.max(1, Math.ceil(ttlSeconds)) + HOSTED_LINK_MARGIN_SECONDS;
-    const cacheKey = `${kind} ${expiresAt} ${sectionId}`;
-    const known = reused.get(cacheKey);
-    if (known) return known;
-    if (reused.size >= MAX_REUSED_LINKS) reused = new Map();
-    const owner = reused;
-    const token = key.then((secret) => new SignJWT({ s: sectionId, k: KIND_CLAIM[kind] }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(expiresAt).sign(secret));
-    owner.set(cacheKey, token);
-    token.catch(() => owner.delete(cacheKey));
-    return token;
+    return signed.get(`${kind} ${expiresAt} ${sectionId}`, async () =>
+      new SignJWT({ s: sectionId, k: KIND_CLAIM[kind] }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(expiresAt).sign(await key),
+    );
   };
   return {
     rosterUrl: async (sectionId, ttl) => `${options.baseUrl}${HOSTED_ROUTES.roster}?t=${await sign('roster', sectionId, ttl)}`,
