@@ -9,7 +9,7 @@
 //   --delay-ms 0 --warm-up 200 --profile <dir>]      (DATABASE_URL: the server to create the databases on)
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -41,6 +41,11 @@ for (const [name, value] of [['--students', STUDENTS], ['--concurrency', CONCURR
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
 }
 if (!Number.isInteger(DELAY_MS) || DELAY_MS < 0) throw new Error('--delay-ms must be a non-negative integer');
+
+/** The Node.js major of the production image (deploy/Dockerfile's base image), if it names one. */
+function productionNodeMajor(): string | undefined {
+  return /^FROM node:(\d+)/m.exec(readFileSync(new URL('../deploy/Dockerfile', import.meta.url), 'utf8'))?.[1];
+}
 
 /** The goal, as ratios of this tool's figure to the bare tool's. */
 const TARGETS = { throughput: 1.5, p99: 0.7, cpu: 0.5 };
@@ -239,6 +244,10 @@ async function main(): Promise<void> {
     }
     console.log(`    same-user losses  proctor-lti ${same.tool?.failed ?? '?'}, bare ltijs ${same.bare?.failed ?? '?'}          0  ${same.tool?.failed === 0 ? 'met' : 'NOT MET'}`);
     console.log(`  load average at the end ${loadavg().map((v) => v.toFixed(2)).join(' ')}`);
+    const imageMajor = productionNodeMajor();
+    if (imageMajor !== undefined && imageMajor !== process.versions.node.split('.')[0]) {
+      console.log(`  the production image runs Node ${imageMajor}; bash bench/on-node.sh ${imageMajor} bench/compare.ts measures both tools on it`);
+    }
   } finally {
     await dispatcher.close();
     for (const child of children.reverse()) await stop(child);

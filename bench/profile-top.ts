@@ -1,5 +1,5 @@
 // Top frames of a V8 CPU profile (node --cpu-prof) by self time, and self time per package / source folder.
-// Usage: npx tsx bench/profile-top.ts <file.cpuprofile> [--top 25] [--skip-seconds 0] [--callers <function name>]
+// Usage: npx tsx bench/profile-top.ts <file.cpuprofile> [--top 25] [--places 15] [--skip-seconds 0] [--callers <function name>]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -14,7 +14,7 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, callers: { type: 'string' }, 'skip-seconds': { type: 'string', default: '0' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, places: { type: 'string', default: '15' }, callers: { type: 'string' }, 'skip-seconds': { type: 'string', default: '0' } } });
 const file = positionals[0];
 if (!file) throw new Error('usage: profile-top.ts <file.cpuprofile> [--top N]');
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
@@ -56,7 +56,7 @@ const show = (title: string, entries: Map<string, number>, top: number) => {
 };
 console.log(`${file}: ${(total / 1000).toFixed(0)} ms busy (idle and the first ${values['skip-seconds']} s left out)`);
 show('self time by frame', frames, Number(values.top));
-show('self time by package or folder', places, 15);
+show('self time by package or folder', places, Number(values.places));
 
 // --callers NAME: the call paths (innermost first) that lead to a frame of that name, by its self time.
 const callersOf = process.argv.indexOf('--callers');
