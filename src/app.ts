@@ -70,6 +70,8 @@ export interface AppDeps {
   olderEncryptionKeys?: readonly string[];
   /** The clock exam availability is decided by (tests set it; default: the system clock). */
   now?: () => Date;
+  /** Every launch through ltijs's own launch route (tests compare it with the tool's). */
+  launchesThroughLtijs?: boolean;
 }
 
 export interface App {
@@ -111,7 +113,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Changes other processes make to platforms, accounts and settings reach this process's caches at once.
   const stopWatchingChanges = watchChanges(db, logger);
   const handleError = errorHandler(logger);
-  const lti = await createConfiguredLtiAdapter({ config, db, logger, encryptionKeys, fail: (error, req, res) => handleError(error, req, res, () => undefined) });
+  const lti = await createConfiguredLtiAdapter({ config, db, logger, encryptionKeys, launchesThroughLtijs: deps.launchesThroughLtijs, fail: (error, req, res) => handleError(error, req, res, () => undefined) });
   const exams = createExamStore(db);
   const institutions = createInstitutionSettingsStore(db);
   const sandbox = config.sandbox ? await (await import('./sandbox/index.js')).createSandbox({ baseUrl, lti, exams, institutions, logger }) : undefined;

@@ -13,10 +13,12 @@ export interface ConfiguredLtiAdapterDeps {
   encryptionKeys: readonly string[];
   /** Answers a failure inside ltijs as the tool's error handler does; the CLI serves no requests and needs none. */
   fail?(error: unknown, req: Request, res: Response): void;
+  /** Every launch through ltijs's own launch route (tests compare it with the tool's). */
+  launchesThroughLtijs?: boolean;
 }
 
 /** The LTI adapter from the tool's configuration: the one way the tool and its CLI build it. */
-export function createConfiguredLtiAdapter({ config, db, logger, encryptionKeys, fail }: ConfiguredLtiAdapterDeps): Promise<LtiAdapter> {
+export function createConfiguredLtiAdapter({ config, db, logger, encryptionKeys, fail, launchesThroughLtijs }: ConfiguredLtiAdapterDeps): Promise<LtiAdapter> {
   const [encryptionKey, ...olderEncryptionKeys] = encryptionKeys;
   if (!encryptionKey) throw new Error('no encryption key');
   return createLtiAdapter({
@@ -31,5 +33,6 @@ export function createConfiguredLtiAdapter({ config, db, logger, encryptionKeys,
     maxPendingLogins: config.maxPendingLogins,
     allowLoopbackPlatformServices: config.env !== 'production',
     fail: fail ?? (() => undefined),
+    launchesThroughLtijs,
   });
 }

@@ -1,18 +1,21 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
-import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import cookieParser from 'cookie-parser';
+import express, { type Application, type CookieOptions, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { decodeJwt } from 'jose';
 import ltijs, { type LtijsPlatform, type LtijsProvider } from 'ltijs';
 import { DatabaseUnavailableError } from '../db/errors.js';
 import type { Database, Queryable } from '../db/types.js';
 import type { Logger } from '../logger.js';
-import { launchClaimsSchema, toLaunch, withoutPersonalClaims, type LtiLaunch } from './claims.js';
+import { CLAIM, launchClaimsSchema, toLaunch, withoutPersonalClaims, type LtiLaunch } from './claims.js';
 import type { DeepLinkingResponse, LtiResourceLinkItem } from './deep-linking.js';
 import { createDeploymentStore, type DeploymentStore } from './deployments.js';
 import { LoginCapacityError, LtiRefusal, refusalFromLtijsMessage, type LtiRefusalCode } from './errors.js';
-import { cookieAttributes, forwardRejections, importSecretKeysOnce, replaceLtijsErrorAnswers, replaceTokenValidation, reportStoreFailures, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
+import { cookieAttributes, forwardRejections, importSecretKeysOnce, ltijsJsonwebtoken, replaceLtijsErrorAnswers, replaceTokenValidation, reportStoreFailures, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
 import { createLoginStateStore, type LoginStateStore } from './login-states.js';
+import { LTIJS_LAUNCH_PATH, ltijsSessionOf, type LtijsSession } from './ltijs-session.js';
 import { createNamesRolesClient, type NamesRolesMember } from './names-roles.js';
+import { LTI_ROUTES } from './paths.js';
 import { createPlatformKeys, MAX_KEY_SET_BYTES } from './platform-keys.js';
 import { createPlatformRegistry } from './platform-registry.js';
 import { isStorageTarget, platformOriginOf, storageProofOf, type StorageProof } from './platform-storage.js';
@@ -21,7 +24,7 @@ import { LtijsStore, type HeldReplace } from './store/ltijs-store.js';
 import { sessionChecks, sessionTokenOf } from './session-token.js';
 import { createTokenValidator, type TokenValidator } from './token-validator.js';
 
-export { LTI_ROUTES } from './paths.js';
+export { LTI_ROUTES };
 
 /** How long the LMS may take between our login redirect and its id_token POST. */
 const LOGIN_MAX_AGE_SECONDS = 600;
@@ -48,6 +51,8 @@ export interface LtiAdapterOptions {
    * production the platform services the tool calls must be on public addresses, over https.
    */
   allowLoopbackPlatformServices?: boolean;
+  /** Every launch through ltijs's own launch route, none answered by the tool's (tests compare the two). */
+  launchesThroughLtijs?: boolean;
 }
 
 /** Largest answer read from any platform service (a whole course's membership page); each kind has its own lower cap. */
@@ -204,9 +209,26 @@ function noteOutages(db: Database): Database {
 }
 
 const requestContext = new AsyncLocalStorage<RequestContext>();
+
 let provider: LtijsProvider | undefined;
 let activeValidator: TokenValidator | undefined;
 let activeLoginStates: { store: LoginStateStore; maxPending: number } | undefined;
+
+/**
+ * Verifies a launch's id_token for the session it opens (ltijs's route, or the tool's own for resource links):
+ * the verified payload ltijs stores in its idtoken and contexttoken documents, without what names the person.
+ * `cookieIssuer` is the issuer the login's signed state cookie names, if it came back.
+ */
+async function validateForSession(idToken: string, context: RequestContext | undefined, cookieIssuer: string | undefined): Promise<Record<string, unknown>> {
+  if (!activeValidator) throw new Error('LTI validator not initialised');
+  try {
+    const validated = await activeValidator(idToken, { state: context?.state, cookieIssuer, storageProof: context?.storageProof });
+    return { ...withoutPersonalClaims(validated.payload), clientId: validated.clientId, platformId: validated.platformId };
+  } catch (error) {
+    if (context && error instanceof LtiRefusal) context.refusal = error;
+    throw error;
+  }
+}
 
 /**
  * ltijs's token validation and login request builder are replaced once per process by ours: the
@@ -216,18 +238,7 @@ let activeLoginStates: { store: LoginStateStore; maxPending: number } | undefine
 function patchLtijsOnce(): void {
   if (provider) return;
   importSecretKeysOnce();
-  replaceTokenValidation(async (idToken, _devMode, validationParameters) => {
-    const context = requestContext.getStore();
-    if (!activeValidator) throw new Error('LTI validator not initialised');
-    try {
-      const validated = await activeValidator(idToken, { state: context?.state, cookieIssuer: validationParameters.iss, storageProof: context?.storageProof });
-      // ltijs stores what this returns (its idtoken and contexttoken documents): nothing that names the person.
-      return { ...withoutPersonalClaims(validated.payload), clientId: validated.clientId, platformId: validated.platformId };
-    } catch (error) {
-      if (context && error instanceof LtiRefusal) context.refusal = error;
-      throw error;
-    }
-  });
+  replaceTokenValidation((idToken, _devMode, validationParameters) => validateForSession(idToken, requestContext.getStore(), validationParameters.iss));
   wrapLoginRequest((buildLogin) => async (request, platform, state) => {
     // ltijs draws the nonce from Math.random: replace it with one from the system's secure generator.
     const nonce = randomBytes(24).toString('base64url');
@@ -346,6 +357,9 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
   // picker is a page that posts the session token back, always.
   lti.onConnect(launched(false));
   lti.onDeepLinking(launched(true));
+  const directLaunch = options.launchesThroughLtijs
+    ? undefined
+    : directLaunchRoute({ encryptionKey: options.encryptionKey, publicUrl: options.publicUrl, store, refuse, launched: launched(false) });
 
   // Fails here, with a non-zero exit from the caller, rather than inside ltijs's deploy() which exits 0.
   await options.db.ping();
@@ -380,6 +394,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     },
     housekeeping,
     mount(app) {
+      if (directLaunch) app.post(LTI_ROUTES.launch, ...directLaunch);
       app.use('/lti', lti.app);
     },
     sessionRouter,
@@ -411,6 +426,87 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
   };
 }
 
+/**
+ * The id_token POST of a resource-link launch, answered by the tool without ltijs's request handling (its
+ * express 4 app with its own helmet, body parsers and cookie parser, its copies of the session): the same
+ * checks (`validateForSession`), the same clean-up of the login's state cookie and ltijs state document, the
+ * same session (ltijs-session.ts) held until the answer needs it (`keepSession`), the same launch handler
+ * and failure answers. A deep-linking request, a POST that also carries a session token and an unreadable
+ * token go on to ltijs's route.
+ */
+function directLaunchRoute(deps: {
+  encryptionKey: string;
+  publicUrl: URL;
+  store: ReturnType<typeof createStore>;
+  refuse: LtiHandlers['refuse'];
+  launched: (token: unknown, req: Request, res: Response, next: NextFunction) => Promise<void>;
+}): RequestHandler[] {
+  const { encryptionKey, store } = deps;
+  const jwt = ltijsJsonwebtoken();
+  const secure = deps.publicUrl.protocol === 'https:';
+  // As ltijs clears it, with the attribute cookieAttributes adds to its cookies: a browser keeps a partitioned
+  // cookie apart from an unpartitioned one of the same name.
+  const cookies = ltijsCookies(secure);
+  const clearStateCookie: CookieOptions = {
+    httpOnly: true,
+    signed: true,
+    secure: cookies.secure,
+    sameSite: cookies.sameSite === 'None' ? 'none' : 'lax',
+    ...(secure ? { partitioned: true } : {}),
+  };
+
+  async function openSession(req: Request, res: Response, next: NextFunction, context: RequestContext, idToken: string, state: string): Promise<void> {
+    let session: LtijsSession;
+    try {
+      const signed: unknown = (req.signedCookies as Record<string, unknown>)[`state${state}`];
+      const valid = await validateForSession(idToken, context, typeof signed === 'string' ? signed : undefined);
+      const saved = await store.Get(false, 'state', { state });
+      res.clearCookie(`state${state}`, clearStateCookie);
+      if (saved) void store.Delete('state', { state });
+      session = ltijsSessionOf(valid, state);
+      await store.Replace(false, 'idtoken', session.idtoken.query, session.idtoken.doc);
+      await store.Replace(false, 'contexttoken', session.contexttoken.query, session.contexttoken.doc);
+      res.locals.query = (saved && (saved[0] as { query?: unknown } | undefined)?.query) || {};
+    } catch (error) {
+      answerFailedSession(context, error instanceof Error ? error.message : undefined, 'invalid_token', (refusal) => deps.refuse(req, res, refusal, 401), next);
+      return;
+    }
+    res.locals.ltik = jwt.sign(session.ltik, encryptionKey);
+    res.locals.context = session.contexttoken.doc;
+    res.locals.token = { ...session.idtoken.doc, platformContext: session.contexttoken.doc };
+    await deps.launched(res.locals.token, req, res, next);
+  }
+
+  const answer: RequestHandler = (req, res, next) => {
+    const body = req.body as Record<string, unknown> | undefined;
+    const idToken = body?.id_token;
+    const state = body?.state;
+    const carriesSession = body?.ltik !== undefined || req.query.ltik !== undefined || req.get('authorization') !== undefined;
+    if (typeof idToken !== 'string' || typeof state !== 'string' || carriesSession || !isResourceLinkRequest(idToken)) {
+      next();
+      return;
+    }
+    const context = requestContextOf(req, res, deps.publicUrl.origin);
+    requestContext.run(context, () => {
+      openSession(req, res, next, context, idToken, state).catch(next);
+    });
+  };
+  return [cookieParser(encryptionKey), answer];
+}
+
+function isResourceLinkRequest(idToken: string): boolean {
+  try {
+    return decodeJwt(idToken)[CLAIM.messageType] === 'LtiResourceLinkRequest';
+  } catch {
+    return false;
+  }
+}
+
+/** ltijs's cookie options (`setup`'s `cookies`); its cookies are also httpOnly and signed. */
+function ltijsCookies(secure: boolean): { secure: boolean; sameSite: 'None' | 'Lax' } {
+  return secure ? { secure: true, sameSite: 'None' } : { secure: false, sameSite: 'Lax' };
+}
+
 /** ltijs's own routes and options: the tool's session check and cookie attributes run inside its app. */
 function setUpLtijs(lti: LtijsProvider, options: LtiAdapterOptions, store: ReturnType<typeof createStore>, checkSession: RequestHandler): void {
   const secure = options.publicUrl.protocol === 'https:';
@@ -418,7 +514,7 @@ function setUpLtijs(lti: LtijsProvider, options: LtiAdapterOptions, store: Retur
     options.encryptionKey,
     { plugin: store },
     {
-      appRoute: '/launch',
+      appRoute: LTIJS_LAUNCH_PATH,
       loginRoute: '/login',
       keysetRoute: '/keys',
       dynRegRoute: '/register',
@@ -430,7 +526,7 @@ function setUpLtijs(lti: LtijsProvider, options: LtiAdapterOptions, store: Retur
       ltiaas: true,
       // An LMS frames the tool from another site: cookies must be SameSite=None; Secure over https.
       // Plain http (local sandbox) cannot carry Secure cookies, so Lax there.
-      cookies: secure ? { secure: true, sameSite: 'None' } : { secure: false, sameSite: 'Lax' },
+      cookies: ltijsCookies(secure),
       // Runs inside ltijs's app after its body parsing, before its session check.
       serverAddon: (app) => {
         app.use(checkSession);
@@ -496,41 +592,51 @@ function ltijsStateOf(req: Request): boolean | undefined {
   return target.includes('?');
 }
 
+/** A request's state, framing and storage target for the patched ltijs functions; an id_token POST's session held. */
+function requestContextOf(req: Request, res: Response, toolOrigin: string): RequestContext {
+  const body = req.body as Record<string, unknown> | undefined;
+  const context: RequestContext = {
+    state: typeof body?.state === 'string' ? body.state : undefined,
+    framed: framedBy(req),
+    storageTarget: storageTargetOf(req),
+    storageProof: storageProofOf(body, { secFetchSite: req.get('sec-fetch-site'), origin: req.get('origin') }, toolOrigin),
+  };
+  const ltijsState = ltijsStateOf(req);
+  if (ltijsState !== undefined) context.ltijsState = ltijsState;
+  if (typeof body?.id_token === 'string') {
+    context.session = { replaces: [], stored: false };
+    heldSessions.set(res, context.session);
+  }
+  return context;
+}
+
 /** Notes each request's state, framing and storage target for the patched ltijs functions, and replaces ltijs's raw error answers. */
 function trackRequest(options: Pick<LtiAdapterOptions, 'fail'>, toolOrigin: string) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const body = req.body as Record<string, unknown> | undefined;
-    const context: RequestContext = {
-      state: typeof body?.state === 'string' ? body.state : undefined,
-      framed: framedBy(req),
-      storageTarget: storageTargetOf(req),
-      storageProof: storageProofOf(body, { secFetchSite: req.get('sec-fetch-site'), origin: req.get('origin') }, toolOrigin),
-    };
-    const ltijsState = ltijsStateOf(req);
-    if (ltijsState !== undefined) context.ltijsState = ltijsState;
-    if (typeof body?.id_token === 'string') {
-      context.session = { replaces: [], stored: false };
-      heldSessions.set(res, context.session);
-    }
+    const context = requestContextOf(req, res, toolOrigin);
     // ltijs's raw error answers (they name the database, host and port) become the tool's own error response.
     replaceLtijsErrorAnswers(res, (message) => options.fail(context.failure ?? new Error(`ltijs: ${message}`), req, res));
     requestContext.run(context, next);
   };
 }
 
+/**
+ * A launch or session that could not be opened: the database outage or login capacity noted on the request goes
+ * to the error handler (503), else the refusal the validation gave, else one read from ltijs's message.
+ */
+function answerFailedSession(context: RequestContext | undefined, message: string | undefined, fallback: LtiRefusalCode, refuse: (refusal: LtiRefusal) => void, next: NextFunction): void {
+  if (context?.failure) {
+    next(context.failure);
+    return;
+  }
+  refuse(context?.refusal ?? new LtiRefusal(message ? refusalFromLtijsMessage(message) : fallback, message ?? fallback));
+}
+
 /** ltijs's refusals become the tool's refusal pages (or its error handler's 503 when the database is down). */
 function handleLtijsRefusals(lti: LtijsProvider, refuse: LtiHandlers['refuse']): void {
   const refuseFromLtijs = (status: number, fallback: LtiRefusalCode) => (req: Request, res: Response, next: NextFunction) => {
-    const context = requestContext.getStore();
-    if (context?.failure) {
-      next(context.failure);
-      return;
-    }
     const details = (res.locals.err as { details?: { message?: string } } | undefined)?.details;
-    const refusal =
-      context?.refusal ??
-      new LtiRefusal(details?.message ? refusalFromLtijsMessage(details.message) : fallback, details?.message ?? fallback);
-    refuse(req, res, refusal, status);
+    answerFailedSession(requestContext.getStore(), details?.message, fallback, (refusal) => refuse(req, res, refusal, status), next);
   };
   lti.onInvalidToken(refuseFromLtijs(401, 'invalid_token'));
   lti.onSessionTimeout(refuseFromLtijs(401, 'session_expired'));

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
+import supertest from 'supertest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { authorize, followSessionContinue, type Authorized } from '../helpers/lti-flow.js';
+import type { LoginInput } from '../../src/sandbox/demo-lms/index.js';
+
+/**
+ * The tool answers the id_token POST of a resource-link launch itself; ltijs's own route still answers
+ * everything else, e.g. a POST that also carries an Authorization header (it could name a session). These
+ * tests launch the same way down both paths and compare what each stores, signs and answers.
+ */
+describe('resource-link launches answered by the tool open the session ltijs would', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  type Path = 'tool' | 'ltijs';
+  const PATHS: readonly Path[] = ['tool', 'ltijs'];
+
+  /** The id_token POST down one path: an Authorization header that names no session sends it to ltijs's route. */
+  function post(auth: Authorized, idToken: string, path: Path): supertest.Test {
+    const request = auth.agent.post(new URL(auth.redirectUri).pathname).type('form');
+    if (path === 'ltijs') request.set('Authorization', 'Basic bm90LWEtc2Vzc2lvbg==');
+    return request.send({ id_token: idToken, state: auth.state });
+  }
+
+  async function sessionDocuments(): Promise<Record<string, unknown>> {
+    const rows = await app.db.query<{ collection: string; doc: Record<string, unknown> }>(
+      `SELECT collection, doc FROM ltijs_documents WHERE collection IN ('idtoken', 'contexttoken') ORDER BY collection`,
+    );
+    return Object.fromEntries(rows.rows.map((row) => [row.collection, row.doc]));
+  }
+
+  async function launchDown(path: Path, input: LoginInput) {
+    await app.db.query(`DELETE FROM ltijs_documents WHERE collection IN ('idtoken', 'contexttoken')`);
+    const auth = await authorize(app, input);
+    const posted = await post(auth, auth.idToken, path);
+    const page = await followSessionContinue(auth.agent, posted);
+    const { iat, ...ltik } = decodeJwt(app.sessionToken(auth.state));
+    return { auth, posted, page, ltik, iat, documents: await sessionDocuments() };
+  }
+
+  it('the same session documents and session token, and the session serves the next page, on both paths', async () => {
+    const input: LoginInput = { user: 'instructor', flavor: 'canvas', presentation: 'iframe' };
+    const throughLtijs = await launchDown('ltijs', input);
+    const direct = await launchDown('tool', input);
+    // ltijs's own helmet still sets this on the responses of its routes: proof of which path answered.
+    assert.equal(throughLtijs.posted.headers['cross-origin-embedder-policy'], 'require-corp');
+    assert.equal(direct.posted.headers['cross-origin-embedder-policy'], undefined);
+
+    for (const launched of [throughLtijs, direct]) {
+      assert.equal(launched.posted.status, 200, launched.posted.text.slice(0, 300));
+      assert.equal(launched.page.status, 200, `the page the launch continues to: ${launched.page.text.slice(0, 300)}`);
+      assert.equal(launched.ltik.s, launched.auth.state);
+      assert.equal(typeof launched.iat, 'number');
+      assert.deepEqual(Object.keys(launched.documents), ['contexttoken', 'idtoken']);
+    }
+    assert.deepEqual(direct.documents, throughLtijs.documents);
+    assert.deepEqual({ ...direct.ltik, s: undefined }, { ...throughLtijs.ltik, s: undefined });
+    // The state cookie is cleared the same way (name, path and attributes; the signed empty value differs).
+    const cleared = (response: supertest.Response) =>
+      ([] as string[])
+        .concat((response.headers['set-cookie'] as string[] | string | undefined) ?? [])
+        .filter((cookie) => cookie.startsWith('state'))
+        .map((cookie) => cookie.replace(/^state[^=]*=[^;]*/, 'state=…'));
+    assert.deepEqual(cleared(direct.posted), cleared(throughLtijs.posted));
+    assert.equal(cleared(direct.posted).length, 1);
+  });
+
+  it('a student redirected to the proctoring service stores no session on either path', async () => {
+    for (const path of PATHS) {
+      const launched = await launchDown(path, { user: 'student', flavor: 'moodle', presentation: 'window' });
+      assert.equal(launched.posted.status, 302, `${path}: ${launched.posted.text.slice(0, 300)}`);
+      assert.deepEqual(launched.documents, {}, path);
+    }
+  });
+
+  const now = () => Math.floor(Date.now() / 1000);
+  const refusals: ReadonlyArray<{ name: string; forge(auth: Authorized): Promise<string>; expected: RegExp }> = [
+    {
+      name: 'a bad signature',
+      async forge(auth) {
+        const { privateKey } = await generateKeyPair('RS256');
+        const kid = (app.tool.sandbox!.demoLms.jwks().keys[0]!.kid ?? '') as string;
+        return new SignJWT({ ...auth.claims }).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey);
+      },
+      expected: /could not be verified/,
+    },
+    { name: 'an expired token', forge: (auth) => app.tool.sandbox!.demoLms.signIdToken({ ...auth.claims, iat: now() - 3600, exp: now() - 1800 }), expected: /has expired/ },
+    { name: 'a nonce the tool never issued', forge: (auth) => app.tool.sandbox!.demoLms.signIdToken({ ...auth.claims, nonce: 'never-issued' }), expected: /already used or was not requested/ },
+  ];
+  for (const refusal of refusals) {
+    it(`${refusal.name} is refused alike on both paths`, async () => {
+      const answers = [];
+      for (const path of PATHS) {
+        const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+        const response = await post(auth, await refusal.forge(auth), path);
+        assert.match(response.text, refusal.expected, path);
+        answers.push(response.status);
+      }
+      assert.deepEqual(answers, [401, 401]);
+    });
+  }
+
+  /** What a refusal page tells the person, without its incident id. */
+  const refusalOf = (response: supertest.Response) => [response.status, /<p class="lead">([^<]*)</.exec(response.text)?.[1]];
+
+  it('a replayed id_token is refused alike on both paths, and the first launch stands', async () => {
+    const answers = [];
+    for (const path of PATHS) {
+      const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+      assert.equal((await post(auth, auth.idToken, path)).status, 302, path);
+      answers.push(refusalOf(await post(auth, auth.idToken, path)));
+    }
+    assert.deepEqual(answers[0], answers[1]);
+    assert.equal(answers[0]![0], 401);
+  });
+
+  it('without the state cookie (another browser) both paths refuse', async () => {
+    const answers = [];
+    for (const path of PATHS) {
+      const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+      const response = await supertest(app.baseUrl)
+        .post(new URL(auth.redirectUri).pathname)
+        .type('form')
+        .set(path === 'ltijs' ? { Authorization: 'Basic bm90LWEtc2Vzc2lvbg==' } : {})
+        .send({ id_token: auth.idToken, state: auth.state });
+      answers.push(refusalOf(response));
+    }
+    assert.deepEqual(answers[0], answers[1]);
+    assert.equal(answers[0]![0], 401);
+  });
+});
