@@ -22,6 +22,17 @@ export function wrapLoginRequest(wrap: (build: typeof LtijsRequest.ltiAdvantageL
   LtijsRequest.ltiAdvantageLogin = wrap(LtijsRequest.ltiAdvantageLogin.bind(LtijsRequest));
 }
 
+/** ltijs's login request (Request.ltiAdvantageLogin, as wrapped by `wrapLoginRequest`), for the tool's own login route. */
+export function ltijsLoginRequest(request: Record<string, string | undefined>, platform: unknown, state: string): Promise<Record<string, string>> {
+  return LtijsRequest.ltiAdvantageLogin(request, platform, state);
+}
+
+/** The URL formatter ltijs's login route builds its redirect with (fast-url-parser's legacy `format`), the same module instance. */
+export function ltijsUrlFormat(): (url: { pathname: string; query: Record<string, string> }) => string {
+  const provider = createRequire(import.meta.url).resolve('ltijs/dist/Provider/Provider.js');
+  return (createRequire(provider)('fast-url-parser') as { format(url: { pathname: string; query: Record<string, string> }): string }).format;
+}
+
 /** The parts of jsonwebtoken 9 (ltijs's JWT library) that ltijs calls with its ENCRYPTIONKEY as a string. */
 interface Jsonwebtoken {
   sign(payload: unknown, key: unknown, ...rest: unknown[]): unknown;

@@ -11,7 +11,7 @@ import { CLAIM, launchClaimsSchema, toLaunch, withoutPersonalClaims, type LtiLau
 import type { DeepLinkingResponse, LtiResourceLinkItem } from './deep-linking.js';
 import { createDeploymentStore, type DeploymentStore } from './deployments.js';
 import { LoginCapacityError, LtiRefusal, refusalFromLtijsMessage, type LtiRefusalCode } from './errors.js';
-import { cookieAttributes, forwardRejections, importSecretKeysOnce, ltijsJsonwebtoken, replaceLtijsErrorAnswers, replaceTokenValidation, reportStoreFailures, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
+import { cookieAttributes, forwardRejections, importSecretKeysOnce, ltijsJsonwebtoken, ltijsLoginRequest, ltijsUrlFormat, replaceLtijsErrorAnswers, replaceTokenValidation, reportStoreFailures, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
 import { createLoginStateStore, type LoginStateStore } from './login-states.js';
 import { LTIJS_LAUNCH_PATH, ltijsSessionOf, type LtijsSession } from './ltijs-session.js';
 import { createNamesRolesClient, type NamesRolesMember } from './names-roles.js';
@@ -360,6 +360,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
   const directLaunch = options.launchesThroughLtijs
     ? undefined
     : directLaunchRoute({ encryptionKey: options.encryptionKey, publicUrl: options.publicUrl, store, refuse, launched: launched(false) });
+  const directLogin = options.launchesThroughLtijs ? undefined : directLoginRoute(lti, options);
 
   // Fails here, with a non-zero exit from the caller, rather than inside ltijs's deploy() which exits 0.
   await options.db.ping();
@@ -394,6 +395,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     },
     housekeeping,
     mount(app) {
+      if (directLogin) app.all(LTI_ROUTES.login, ...directLogin);
       if (directLaunch) app.post(LTI_ROUTES.launch, ...directLaunch);
       app.use('/lti', lti.app);
     },
@@ -444,16 +446,7 @@ function directLaunchRoute(deps: {
   const { encryptionKey, store } = deps;
   const jwt = ltijsJsonwebtoken();
   const secure = deps.publicUrl.protocol === 'https:';
-  // As ltijs clears it, with the attribute cookieAttributes adds to its cookies: a browser keeps a partitioned
-  // cookie apart from an unpartitioned one of the same name.
-  const cookies = ltijsCookies(secure);
-  const clearStateCookie: CookieOptions = {
-    httpOnly: true,
-    signed: true,
-    secure: cookies.secure,
-    sameSite: cookies.sameSite === 'None' ? 'none' : 'lax',
-    ...(secure ? { partitioned: true } : {}),
-  };
+  const clearStateCookie = ltijsCookieOptions(secure);
 
   async function openSession(req: Request, res: Response, next: NextFunction, context: RequestContext, idToken: string, state: string): Promise<void> {
     let session: LtijsSession;
@@ -494,12 +487,71 @@ function directLaunchRoute(deps: {
   return [cookieParser(encryptionKey), answer];
 }
 
+/**
+ * A login initiation (OIDC third-party initiated login), answered by the tool without ltijs's request handling
+ * when ltijs would answer it with its redirect to the platform: a registered, active platform named by issuer
+ * and client id, and a target link URI without a query string (ltijs keeps that query in a `state` document).
+ * The same state, the same signed state cookie (cookieAttributes' lifetime and attribute), the same login
+ * request (ltijs's builder, wrapped to bind the nonce) and the same redirect; everything else (an unregistered
+ * or inactive platform, a refusal, a session token) goes on to ltijs's route.
+ */
+function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, 'encryptionKey' | 'publicUrl' | 'fail'>): RequestHandler[] {
+  const formatUrl = ltijsUrlFormat();
+  const secure = options.publicUrl.protocol === 'https:';
+  const stateCookie: CookieOptions = { ...ltijsCookieOptions(secure), maxAge: LOGIN_MAX_AGE_SECONDS * 1000 };
+
+  async function redirectToPlatform(res: Response, next: NextFunction, params: Record<string, string | undefined>, iss: string, clientId: string): Promise<void> {
+    const platform = await lti.getPlatform(iss, clientId);
+    if (!platform || !(await platform.platformActive())) {
+      next();
+      return;
+    }
+    const state = encodeURIComponent(randomBytes(25).toString('hex'));
+    res.cookie(`state${state}`, iss, stateCookie);
+    const query = await ltijsLoginRequest(params, platform, state);
+    res.redirect(formatUrl({ pathname: await platform.platformAuthEndpoint(), query }));
+  }
+
+  const answer: RequestHandler = (req, res, next) => {
+    const params: Record<string, unknown> = { ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown> | undefined) ?? {}) };
+    const text = (name: string) => (typeof params[name] === 'string' && params[name] !== '' ? (params[name] as string) : undefined);
+    const [iss, clientId, target] = [text('iss'), text('client_id'), text('target_link_uri')];
+    const carriesSession = params.ltik !== undefined || req.get('authorization') !== undefined;
+    if (!iss || !clientId || !text('login_hint') || !target || target.includes('?') || carriesSession) {
+      next();
+      return;
+    }
+    const context = requestContextOf(req, res, options.publicUrl.origin);
+    requestContext.run(context, () => {
+      // ltijs's builder is given what ltijs's route gives it: every parameter of the query and the form.
+      redirectToPlatform(res, next, params as Record<string, string | undefined>, iss, clientId).catch((error: unknown) => options.fail(context.failure ?? error, req, res));
+    });
+  };
+  return [cookieParser(options.encryptionKey), answer];
+}
+
 function isResourceLinkRequest(idToken: string): boolean {
   try {
     return decodeJwt(idToken)[CLAIM.messageType] === 'LtiResourceLinkRequest';
   } catch {
     return false;
   }
+}
+
+/**
+ * The options ltijs sets its cookies with, plus the attribute cookieAttributes adds to them over https: a browser
+ * keeps a partitioned cookie apart from an unpartitioned one of the same name, so the tool's own routes must set
+ * and clear the login's state cookie exactly so.
+ */
+function ltijsCookieOptions(secure: boolean): CookieOptions {
+  const cookies = ltijsCookies(secure);
+  return {
+    httpOnly: true,
+    signed: true,
+    secure: cookies.secure,
+    sameSite: cookies.sameSite === 'None' ? 'none' : 'lax',
+    ...(secure ? { partitioned: true } : {}),
+  };
 }
 
 /** ltijs's cookie options (`setup`'s `cookies`); its cookies are also httpOnly and signed. */

@@ -7,11 +7,11 @@ import { authorize, followSessionContinue, type Authorized } from '../helpers/lt
 import type { LoginInput } from '../../src/sandbox/demo-lms/index.js';
 
 /**
- * The tool answers the id_token POST of a resource-link launch itself; ltijs's own route still answers
- * everything else, e.g. a POST that also carries an Authorization header (it could name a session). These
- * tests launch the same way down both paths and compare what each stores, signs and answers.
+ * The tool answers login initiations and the id_token POST of a resource-link launch itself; ltijs's own routes
+ * still answer everything else, e.g. a request that also carries an Authorization header (it could name a
+ * session). These tests launch the same way down both paths and compare what each stores, signs and answers.
  */
-describe('resource-link launches answered by the tool open the session ltijs would', () => {
+describe('logins and resource-link launches answered by the tool, as ltijs would', () => {
   let app: TestApp;
   before(async () => {
     app = await startTestApp();
@@ -71,6 +71,34 @@ describe('resource-link launches answered by the tool open the session ltijs wou
         .map((cookie) => cookie.replace(/^state[^=]*=[^;]*/, 'state=…'));
     assert.deepEqual(cleared(direct.posted), cleared(throughLtijs.posted));
     assert.equal(cleared(direct.posted).length, 1);
+  });
+
+  it('a login initiation is answered alike on both paths: the same redirect to the platform and state cookie', async () => {
+    const answers = [];
+    for (const path of PATHS) {
+      const login = await app.tool.sandbox!.demoLms.initiateLogin({ user: 'student', flavor: 'canvas', presentation: 'window' });
+      const request = supertest(app.baseUrl).post(new URL(login.url).pathname).type('form');
+      if (path === 'ltijs') request.set('Authorization', 'Basic bm90LWEtc2Vzc2lvbg==');
+      const response = await request.send(login.params);
+      assert.equal(response.status, 302, `${path}: ${response.text.slice(0, 300)}`);
+      const location = new URL(response.headers.location as string);
+      const query = Object.fromEntries(location.searchParams);
+      const cookies = ([] as string[]).concat((response.headers['set-cookie'] as string[] | string | undefined) ?? []);
+      const stateCookie = cookies.find((cookie) => cookie.startsWith(`state${query.state}=s%3A`));
+      assert.ok(stateCookie, `${path}: a signed state cookie for the state ${query.state}: ${cookies.join(' | ')}`);
+      assert.match(query.state!, /^[0-9a-f]{50}$/);
+      assert.match(query.nonce!, /^[A-Za-z0-9_-]{32}$/);
+      answers.push({
+        embedderPolicy: response.headers['cross-origin-embedder-policy'],
+        platform: location.origin + location.pathname,
+        query: { ...query, state: '…', nonce: '…', lti_message_hint: query.lti_message_hint ? '…' : undefined },
+        cookie: stateCookie.replace(/^[^;]*/, 'state=…').replace(/Expires=[^;]*/, 'Expires=…'),
+      });
+    }
+    const [direct, throughLtijs] = answers;
+    assert.equal(direct!.embedderPolicy, undefined);
+    assert.equal(throughLtijs!.embedderPolicy, 'require-corp');
+    assert.deepEqual({ ...direct, embedderPolicy: undefined }, { ...throughLtijs, embedderPolicy: undefined });
   });
 
   it('a student redirected to the proctoring service stores no session on either path', async () => {
