@@ -449,18 +449,24 @@ function directLaunchRoute(deps: {
   const clearStateCookie = ltijsCookieOptions(secure);
 
   async function openSession(req: Request, res: Response, next: NextFunction, context: RequestContext, idToken: string, state: string): Promise<void> {
+    // Whether the launch is accepted or refused, the login is over: its state cookie and ltijs state document go.
+    const endLogin = async () => {
+      const saved = await store.Get(false, 'state', { state });
+      res.clearCookie(`state${state}`, clearStateCookie);
+      if (saved) void store.Delete('state', { state });
+      return saved;
+    };
     let session: LtijsSession;
     try {
       const signed: unknown = (req.signedCookies as Record<string, unknown>)[`state${state}`];
       const valid = await validateForSession(idToken, context, typeof signed === 'string' ? signed : undefined);
-      const saved = await store.Get(false, 'state', { state });
-      res.clearCookie(`state${state}`, clearStateCookie);
-      if (saved) void store.Delete('state', { state });
+      const saved = await endLogin();
       session = ltijsSessionOf(valid, state);
       await store.Replace(false, 'idtoken', session.idtoken.query, session.idtoken.doc);
       await store.Replace(false, 'contexttoken', session.contexttoken.query, session.contexttoken.doc);
       res.locals.query = (saved && (saved[0] as { query?: unknown } | undefined)?.query) || {};
     } catch (error) {
+      await endLogin();
       answerFailedSession(context, error instanceof Error ? error.message : undefined, 'invalid_token', (refusal) => deps.refuse(req, res, refusal, 401), next);
       return;
     }

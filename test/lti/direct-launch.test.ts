@@ -30,6 +30,13 @@ describe('logins and resource-link launches answered by the tool, as ltijs would
     return request.send({ id_token: idToken, state: auth.state });
   }
 
+  /** The state cookies a response clears, without their (signed, empty) values. */
+  const cleared = (response: supertest.Response) =>
+    ([] as string[])
+      .concat((response.headers['set-cookie'] as string[] | string | undefined) ?? [])
+      .filter((cookie) => cookie.startsWith('state'))
+      .map((cookie) => cookie.replace(/^state[^=]*=[^;]*/, 'state=…'));
+
   async function sessionDocuments(): Promise<Record<string, unknown>> {
     const rows = await app.db.query<{ collection: string; doc: Record<string, unknown> }>(
       `SELECT collection, doc FROM ltijs_documents WHERE collection IN ('idtoken', 'contexttoken') ORDER BY collection`,
@@ -64,11 +71,6 @@ describe('logins and resource-link launches answered by the tool, as ltijs would
     assert.deepEqual(direct.documents, throughLtijs.documents);
     assert.deepEqual({ ...direct.ltik, s: undefined }, { ...throughLtijs.ltik, s: undefined });
     // The state cookie is cleared the same way (name, path and attributes; the signed empty value differs).
-    const cleared = (response: supertest.Response) =>
-      ([] as string[])
-        .concat((response.headers['set-cookie'] as string[] | string | undefined) ?? [])
-        .filter((cookie) => cookie.startsWith('state'))
-        .map((cookie) => cookie.replace(/^state[^=]*=[^;]*/, 'state=…'));
     assert.deepEqual(cleared(direct.posted), cleared(throughLtijs.posted));
     assert.equal(cleared(direct.posted).length, 1);
   });
@@ -130,14 +132,16 @@ describe('logins and resource-link launches answered by the tool, as ltijs would
         const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
         const response = await post(auth, await refusal.forge(auth), path);
         assert.match(response.text, refusal.expected, path);
-        answers.push(response.status);
+        answers.push(refusalOf(response));
       }
-      assert.deepEqual(answers, [401, 401]);
+      assert.deepEqual(answers[0], answers[1]);
+      assert.equal(answers[0]![0], 401);
+      assert.equal((answers[0]![2] as string[]).length, 1, 'the state cookie of the refused login is cleared');
     });
   }
 
-  /** What a refusal page tells the person, without its incident id. */
-  const refusalOf = (response: supertest.Response) => [response.status, /<p class="lead">([^<]*)</.exec(response.text)?.[1]];
+  /** What a refusal page tells the person, without its incident id, and the state cookie it clears. */
+  const refusalOf = (response: supertest.Response) => [response.status, /<p class="lead">([^<]*)</.exec(response.text)?.[1], cleared(response)];
 
   it('a replayed id_token is refused alike on both paths, and the first launch stands', async () => {
     const answers = [];
