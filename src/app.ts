@@ -70,7 +70,7 @@ export interface AppDeps {
   olderEncryptionKeys?: readonly string[];
   /** The clock exam availability is decided by (tests set it; default: the system clock). */
   now?: () => Date;
-  /** Every launch through ltijs's own launch route (tests compare it with the tool's). */
+  /** Every login and launch through ltijs's own routes (tests compare them with the tool's). */
   launchesThroughLtijs?: boolean;
 }
 

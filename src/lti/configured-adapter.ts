@@ -13,7 +13,7 @@ export interface ConfiguredLtiAdapterDeps {
   encryptionKeys: readonly string[];
   /** Answers a failure inside ltijs as the tool's error handler does; the CLI serves no requests and needs none. */
   fail?(error: unknown, req: Request, res: Response): void;
-  /** Every launch through ltijs's own launch route (tests compare it with the tool's). */
+  /** Every login and launch through ltijs's own routes (tests compare them with the tool's). */
   launchesThroughLtijs?: boolean;
 }
 

@@ -27,10 +27,15 @@ export function ltijsLoginRequest(request: Record<string, string | undefined>, p
   return LtijsRequest.ltiAdvantageLogin(request, platform, state);
 }
 
-/** The URL formatter ltijs's login route builds its redirect with (fast-url-parser's legacy `format`), the same module instance. */
-export function ltijsUrlFormat(): (url: { pathname: string; query: Record<string, string> }) => string {
+/** A dependency of ltijs as ltijs itself loads it (the same module instance). */
+function ltijsDependency(name: string): unknown {
   const provider = createRequire(import.meta.url).resolve('ltijs/dist/Provider/Provider.js');
-  return (createRequire(provider)('fast-url-parser') as { format(url: { pathname: string; query: Record<string, string> }): string }).format;
+  return createRequire(provider)(name);
+}
+
+/** The URL formatter ltijs's login route builds its redirect with (fast-url-parser's legacy `format`). */
+export function ltijsUrlFormat(): (url: { pathname: string; query: Record<string, string> }) => string {
+  return (ltijsDependency('fast-url-parser') as { format(url: { pathname: string; query: Record<string, string> }): string }).format;
 }
 
 /** The parts of jsonwebtoken 9 (ltijs's JWT library) that ltijs calls with its ENCRYPTIONKEY as a string. */
@@ -41,8 +46,7 @@ interface Jsonwebtoken {
 
 /** jsonwebtoken as ltijs loads it (ltijs's own dependency, the same module instance). */
 export function ltijsJsonwebtoken(): Jsonwebtoken {
-  const provider = createRequire(import.meta.url).resolve('ltijs/dist/Provider/Provider.js');
-  return createRequire(provider)('jsonwebtoken') as Jsonwebtoken;
+  return ltijsDependency('jsonwebtoken') as Jsonwebtoken;
 }
 
 const secretKeys = new Map<string, KeyObject>();

@@ -51,7 +51,7 @@ export interface LtiAdapterOptions {
    * production the platform services the tool calls must be on public addresses, over https.
    */
   allowLoopbackPlatformServices?: boolean;
-  /** Every launch through ltijs's own launch route, none answered by the tool's (tests compare the two). */
+  /** Every login and launch through ltijs's own routes, none answered by the tool's (tests compare the two). */
   launchesThroughLtijs?: boolean;
 }
 
