@@ -447,6 +447,7 @@ function directLaunchRoute(deps: {
   const jwt = ltijsJsonwebtoken();
   const secure = deps.publicUrl.protocol === 'https:';
   const clearStateCookie = ltijsCookieOptions(secure);
+  const withCookieAttributes = cookieAttributes(secure, LOGIN_MAX_AGE_SECONDS);
 
   async function openSession(req: Request, res: Response, next: NextFunction, context: RequestContext, idToken: string, state: string): Promise<void> {
     // Whether the launch is accepted or refused, the login is over: its state cookie and ltijs state document go.
@@ -486,9 +487,11 @@ function directLaunchRoute(deps: {
       return;
     }
     const context = requestContextOf(req, res, deps.publicUrl.origin);
-    requestContext.run(context, () => {
-      openSession(req, res, next, context, idToken, state).catch(next);
-    });
+    withCookieAttributes(req, res, () =>
+      requestContext.run(context, () => {
+        openSession(req, res, next, context, idToken, state).catch(next);
+      }),
+    );
   };
   return [cookieParser(encryptionKey), answer];
 }
@@ -505,6 +508,7 @@ function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, '
   const formatUrl = ltijsUrlFormat();
   const secure = options.publicUrl.protocol === 'https:';
   const stateCookie: CookieOptions = { ...ltijsCookieOptions(secure), maxAge: LOGIN_MAX_AGE_SECONDS * 1000 };
+  const withCookieAttributes = cookieAttributes(secure, LOGIN_MAX_AGE_SECONDS);
 
   async function redirectToPlatform(res: Response, next: NextFunction, params: Record<string, string | undefined>, iss: string, clientId: string): Promise<void> {
     const platform = await lti.getPlatform(iss, clientId);
@@ -519,7 +523,7 @@ function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, '
   }
 
   const answer: RequestHandler = (req, res, next) => {
-    const params: Record<string, unknown> = { ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown> | undefined) ?? {}) };
+    const params = loginParamsOf(req);
     const text = (name: string) => (typeof params[name] === 'string' && params[name] !== '' ? (params[name] as string) : undefined);
     const [iss, clientId, target] = [text('iss'), text('client_id'), text('target_link_uri')];
     const carriesSession = params.ltik !== undefined || req.get('authorization') !== undefined;
@@ -528,10 +532,12 @@ function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, '
       return;
     }
     const context = requestContextOf(req, res, options.publicUrl.origin);
-    requestContext.run(context, () => {
-      // ltijs's builder is given what ltijs's route gives it: every parameter of the query and the form.
-      redirectToPlatform(res, next, params as Record<string, string | undefined>, iss, clientId).catch((error: unknown) => options.fail(context.failure ?? error, req, res));
-    });
+    withCookieAttributes(req, res, () =>
+      requestContext.run(context, () => {
+        // ltijs's builder is given what ltijs's route gives it: every parameter of the query and the form.
+        redirectToPlatform(res, next, params as Record<string, string | undefined>, iss, clientId).catch((error: unknown) => options.fail(context.failure ?? error, req, res));
+      }),
+    );
   };
   return [cookieParser(options.encryptionKey), answer];
 }
@@ -545,19 +551,13 @@ function isResourceLinkRequest(idToken: string): boolean {
 }
 
 /**
- * The options ltijs sets its cookies with, plus the attribute cookieAttributes adds to them over https: a browser
- * keeps a partitioned cookie apart from an unpartitioned one of the same name, so the tool's own routes must set
- * and clear the login's state cookie exactly so.
+ * The options ltijs sets its cookies with. The tool's own routes set and clear the login's state cookie with
+ * them and through `cookieAttributes`, as ltijs's routes do: a browser keeps a partitioned cookie apart from an
+ * unpartitioned one of the same name, so both must set exactly the same attributes.
  */
 function ltijsCookieOptions(secure: boolean): CookieOptions {
   const cookies = ltijsCookies(secure);
-  return {
-    httpOnly: true,
-    signed: true,
-    secure: cookies.secure,
-    sameSite: cookies.sameSite === 'None' ? 'none' : 'lax',
-    ...(secure ? { partitioned: true } : {}),
-  };
+  return { httpOnly: true, signed: true, secure: cookies.secure, sameSite: cookies.sameSite === 'None' ? 'none' : 'lax' };
 }
 
 /** ltijs's cookie options (`setup`'s `cookies`); its cookies are also httpOnly and signed. */
@@ -638,13 +638,18 @@ function createStore(db: Database, options: Pick<LtiAdapterOptions, 'olderEncryp
   return tolerateStateDeleteFailures(store, (error) => options.logger.warn({ err: error }, 'could not delete a used ltijs state document'));
 }
 
+/** A login request's parameters as ltijs reads them: the query string's, then the form's over them. */
+function loginParamsOf(req: Request): Record<string, unknown> {
+  return { ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown> | undefined) ?? {}) };
+}
+
 /**
  * In a login request (iss, login_hint and target_link_uri present, as ltijs reads them from query and body):
  * whether ltijs will store a `state` document for it, which it does exactly when the target link URI has a query
  * string (to add that query to the launch).
  */
 function ltijsStateOf(req: Request): boolean | undefined {
-  const params = { ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown> | undefined) ?? {}) };
+  const params = loginParamsOf(req);
   const target = params.target_link_uri;
   if (!params.iss || !params.login_hint || typeof target !== 'string') return undefined;
   return target.includes('?');
@@ -699,7 +704,7 @@ function handleLtijsRefusals(lti: LtijsProvider, refuse: LtiHandlers['refuse']):
   lti.onInvalidToken(refuseFromLtijs(401, 'invalid_token'));
   lti.onSessionTimeout(refuseFromLtijs(401, 'session_expired'));
   lti.onUnregisteredPlatform((req, res) => {
-    const params = { ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown> | undefined) ?? {}) };
+    const params = loginParamsOf(req);
     const text = (value: unknown) => (typeof value === 'string' && value.length > 0 && value.length <= 255 ? value : undefined);
     const issuer = text(params.iss);
     const clientId = text(params.client_id);
