@@ -146,6 +146,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     res.type('image/svg+xml').sendFile(`${ROOT}public/favicon.svg`, { maxAge: '1d' });
   });
   mountRateLimits(app, config);
+  // The LTI routes first: logins and launches, the busiest requests, pass no other route on the way.
+  app.use(createLtiRoutes({ adapter: lti, registrationLinks: createRegistrationLinks(db), tool: toolDescription(config), userAgent: USER_AGENT, allowLoopbackRegistration: config.env !== 'production', logger, refuse }));
+  lti.mount(app);
   // Hosted endpoints: roster, exam roster, logo and extension allowlist, fetched cross-origin (CORS, no
   // cookies) by the proctoring service's pages. Helmet's Cross-Origin-Resource-Policy is cross-origin.
   app.use(hosted.router);
@@ -156,8 +159,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
   app.get('/', (req, res) => {
     res.render('home', { title: translatorOf(req, res).t('common:home.title'), sandbox: Boolean(sandbox), canvasConfigUrl: toolUrl(config, LTI_ROUTES.canvasConfig) });
   });
-  app.use(createLtiRoutes({ adapter: lti, registrationLinks: createRegistrationLinks(db), tool: toolDescription(config), userAgent: USER_AGENT, allowLoopbackRegistration: config.env !== 'production', logger, refuse }));
-  lti.mount(app);
   app.use(createReturnRoutes({ attempts: proctoring.attempts, exams, secret }));
   app.use(notFound);
   app.use(handleError satisfies ErrorRequestHandler);

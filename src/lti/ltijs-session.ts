@@ -69,3 +69,30 @@ export function ltijsSessionOf(valid: Record<string, unknown>, state: string): L
     ltik: { platformUrl: valid.iss, clientId, deploymentId, platformCode, contextId, user: valid.sub, s: state },
   };
 }
+
+/** The session each response opened on the tool's launch route, by response: its launch is read from here. */
+const openedSessions = new WeakMap<object, LtijsSession['ltik']>();
+
+/**
+ * Gives a response the session it opened: `locals.ltik` is signed the first time something reads it (a page, a
+ * hand-off, the request's CSRF check), so a launch answered with a redirect, which hands no session token out,
+ * signs none; the launch itself is read from the payload (`openedSessionOf`).
+ */
+export function holdOpenedSession(res: { locals: Record<string, unknown> }, ltik: LtijsSession['ltik'], sign: (payload: LtijsSession['ltik']) => string): void {
+  openedSessions.set(res, ltik);
+  const settle = (value: unknown) => {
+    Object.defineProperty(res.locals, 'ltik', { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  Object.defineProperty(res.locals, 'ltik', {
+    enumerable: true,
+    configurable: true,
+    get: () => settle(sign(ltik)),
+    set: settle,
+  });
+}
+
+/** The payload of the session this response opened on the tool's launch route, if it did. */
+export function openedSessionOf(res: object): LtijsSession['ltik'] | undefined {
+  return openedSessions.get(res);
+}

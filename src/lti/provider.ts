@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
 import cookieParser from 'cookie-parser';
 import express, { type Application, type CookieOptions, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { decodeJwt } from 'jose';
@@ -13,7 +12,8 @@ import { createDeploymentStore, type DeploymentStore } from './deployments.js';
 import { LoginCapacityError, LtiRefusal, refusalFromLtijsMessage, type LtiRefusalCode } from './errors.js';
 import { cookieAttributes, forwardRejections, importSecretKeysOnce, ltijsJsonwebtoken, ltijsLoginRequest, ltijsUrlFormat, replaceLtijsErrorAnswers, replaceTokenValidation, reportStoreFailures, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
 import { createLoginStateStore, type LoginStateStore } from './login-states.js';
-import { LTIJS_LAUNCH_PATH, ltijsSessionOf, type LtijsSession } from './ltijs-session.js';
+import { holdOpenedSession, LTIJS_LAUNCH_PATH, ltijsSessionOf, openedSessionOf, type LtijsSession } from './ltijs-session.js';
+import { secureRandomBytes } from './secure-random.js';
 import { createNamesRolesClient, type NamesRolesMember } from './names-roles.js';
 import { LTI_ROUTES } from './paths.js';
 import { createPlatformKeys, MAX_KEY_SET_BYTES } from './platform-keys.js';
@@ -241,7 +241,7 @@ function patchLtijsOnce(): void {
   replaceTokenValidation((idToken, _devMode, validationParameters) => validateForSession(idToken, requestContext.getStore(), validationParameters.iss));
   wrapLoginRequest((buildLogin) => async (request, platform, state) => {
     // ltijs draws the nonce from Math.random: replace it with one from the system's secure generator.
-    const nonce = randomBytes(24).toString('base64url');
+    const nonce = secureRandomBytes(24).toString('base64url');
     const query: Record<string, string> = { ...(await buildLogin(request, platform, state)), nonce };
     const context = requestContext.getStore();
     if (!activeLoginStates) throw new Error('LTI login state store not initialised');
@@ -329,7 +329,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
   }
 
   async function readLaunch(res: Response): Promise<LtiLaunch> {
-    const ltik = decodeJwt(issuedLtik(res));
+    const ltik: Record<string, unknown> = openedSessionOf(res) ?? decodeJwt(issuedLtik(res));
     const state = typeof ltik.s === 'string' ? ltik.s : undefined;
     const clientId = typeof ltik.clientId === 'string' ? ltik.clientId : undefined;
     if (!state || !clientId) throw new LtiRefusal('session_expired', 'the session token carries no launch');
@@ -471,7 +471,7 @@ function directLaunchRoute(deps: {
       answerFailedSession(context, error instanceof Error ? error.message : undefined, 'invalid_token', (refusal) => deps.refuse(req, res, refusal, 401), next);
       return;
     }
-    res.locals.ltik = jwt.sign(session.ltik, encryptionKey);
+    holdOpenedSession(res, session.ltik, (payload) => String(jwt.sign(payload, encryptionKey)));
     res.locals.context = session.contexttoken.doc;
     res.locals.token = { ...session.idtoken.doc, platformContext: session.contexttoken.doc };
     await deps.launched(res.locals.token, req, res, next);
@@ -516,7 +516,7 @@ function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, '
       next();
       return;
     }
-    const state = encodeURIComponent(randomBytes(25).toString('hex'));
+    const state = encodeURIComponent(secureRandomBytes(25).toString('hex'));
     res.cookie(`state${state}`, iss, stateCookie);
     const query = await ltijsLoginRequest(params, platform, state);
     res.redirect(formatUrl({ pathname: await platform.platformAuthEndpoint(), query }));
