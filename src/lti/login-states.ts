@@ -59,6 +59,14 @@ export interface LoginDescription {
   consumed: boolean;
 }
 
+/**
+ * The logins of the last `windowSeconds` still waiting for their launch, at most `cap` rows: read on the index of
+ * pending logins alone (lti_login_states_pending), so the count costs as many rows as logins are in flight.
+ */
+export function pendingLoginsSql(windowSeconds: string, cap: string): string {
+  return `SELECT 1 FROM lti_login_states WHERE created_at > now() - make_interval(secs => ${windowSeconds}) AND consumed_at IS NULL LIMIT ${cap}`;
+}
+
 export function createLoginStateStore(db: Database, limits: LoginStateLimits = { maxPending: 50_000, pendingWindowSeconds: 600 }): LoginStateStore {
   const recentClaims = new LRUCache<string, { json: string; consumedAt: number; ltijsState: boolean | null }>({ max: RECENT_CLAIMS.max, ttl: RECENT_CLAIMS.ttlMs });
   return {
@@ -67,8 +75,7 @@ export function createLoginStateStore(db: Database, limits: LoginStateLimits = {
       const inserted = await db.query(
         `INSERT INTO lti_login_states (state, nonce, issuer, client_id, framed, storage_target, ltijs_state)
          SELECT $1, $2, $3, $4, $5, $6, $9
-          WHERE (SELECT count(*) FROM (SELECT 1 FROM lti_login_states
-                  WHERE created_at > now() - make_interval(secs => $7) AND consumed_at IS NULL LIMIT $8) AS pending) < $8`,
+          WHERE (SELECT count(*) FROM (${pendingLoginsSql('$7', '$8')}) AS pending) < $8`,
         [state, nonce, issuer, clientId ?? null, framed ?? null, storageTarget ?? null, limits.pendingWindowSeconds, limits.maxPending, ltijsState ?? null],
       );
       return inserted.rowCount === 1 ? 'ok' : 'full';
@@ -86,7 +93,8 @@ export function createLoginStateStore(db: Database, limits: LoginStateLimits = {
       return {
         issuer: row.issuer,
         clientId: row.client_id ?? undefined,
-        framed: row.framed ?? undefined,         storageTarget: row.storage_target ?? undefined,
+        framed: row.framed ?? undefined,
+        storageTarget: row.storage_target ?? undefined,
         ageSeconds: Number(row.age_seconds),
         consumed: row.consumed,
       };

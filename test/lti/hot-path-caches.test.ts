@@ -3,7 +3,7 @@ import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createDeploymentStore } from '../../src/lti/deployments.js';
 import { importSecretKeysOnce, ltijsJsonwebtoken } from '../../src/lti/ltijs-boundary.js';
-import { createLoginStateStore } from '../../src/lti/login-states.js';
+import { createLoginStateStore, pendingLoginsSql } from '../../src/lti/login-states.js';
 import { migratedTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 describe('launch hot path', () => {
@@ -41,6 +41,23 @@ describe('launch hot path', () => {
       await db.query('DELETE FROM lti_login_states');
     });
     after(() => db.close());
+
+    it('counts the logins waiting for their launch on an index of those alone, not on every recent login', async () => {
+      await db.query(
+        `INSERT INTO lti_login_states (state, nonce, issuer, consumed_at)
+         SELECT 'launched-' || g, 'nonce', 'https://lms.example', now() FROM generate_series(1, 3000) AS g`,
+      );
+      await db.query(`INSERT INTO lti_login_states (state, nonce, issuer) VALUES ('pending-1', 'nonce', 'https://lms.example'), ('pending-2', 'nonce', 'https://lms.example')`);
+      await db.query('ANALYZE lti_login_states');
+      const count = `SELECT count(*)::int AS n FROM (${pendingLoginsSql('600', '50000')}) AS pending`;
+      const plan = await db.transaction(async (tx) => {
+        await tx.query('SET LOCAL enable_seqscan = off');
+        const rows = (await tx.query<Record<string, string>>(`EXPLAIN ${count}`)).rows;
+        return rows.map((row) => Object.values(row).join(' ')).join('\n');
+      });
+      assert.match(plan, /lti_login_states_pending/, plan);
+      assert.deepEqual((await db.query<{ n: number }>(count)).rows, [{ n: 2 }]);
+    });
 
     it('remembers a known deployment for a few seconds; removing it through the store applies at once', async () => {
       const deployments = createDeploymentStore(db);

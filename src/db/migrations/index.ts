@@ -20,6 +20,7 @@ import * as changeNotices from './0018_change_notices.js';
 import * as attemptExemptions from './0019_attempt_exemptions.js';
 import * as loginLtijsState from './0020_login_ltijs_state.js';
 import * as examChangeNotices from './0021_exam_change_notices.js';
+import * as pendingLoginsIndex from './0022_pending_logins_index.js';
 
 /**
  * One schema change. `up` runs inside the single transaction of `migrate()`, so: one statement per
@@ -59,4 +60,5 @@ export const migrations: readonly Migration[] = [
   { name: '0019_attempt_exemptions', up: attemptExemptions.up },
   { name: '0020_login_ltijs_state', up: loginLtijsState.up },
   { name: '0021_exam_change_notices', up: examChangeNotices.up },
+  { name: '0022_pending_logins_index', up: pendingLoginsIndex.up },
 ];
