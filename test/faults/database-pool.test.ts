@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DatabaseUnavailableError, type Database } from '../../src/db/index.js';
-import { openPostgres, STATEMENT_TIMEOUT_MS, IDLE_IN_TRANSACTION_TIMEOUT_MS } from '../../src/db/postgres.js';
+import { IDLE_CONNECTION_MS, openPostgres, STATEMENT_TIMEOUT_MS, IDLE_IN_TRANSACTION_TIMEOUT_MS } from '../../src/db/postgres.js';
 import { ownClusterUnavailable, startOwnCluster, type OwnCluster } from '../helpers/pg-cluster.js';
 
 const unavailable = ownClusterUnavailable();
 
-describe('the PostgreSQL pool', { timeout: 60_000, skip: unavailable ? `skipped: ${unavailable}` : false }, () => {
+describe('the PostgreSQL pool', { timeout: 120_000, skip: unavailable ? `skipped: ${unavailable}` : false }, () => {
   let cluster: OwnCluster;
   const opened: Database[] = [];
   const uncaught: unknown[] = [];
@@ -70,6 +70,15 @@ describe('the PostgreSQL pool', { timeout: 60_000, skip: unavailable ? `skipped:
     const setting = async (name: string) => (await db.query<{ setting: string }>('SELECT setting FROM pg_settings WHERE name = $1', [name])).rows[0]!.setting;
     assert.equal(Number(await setting('statement_timeout')), STATEMENT_TIMEOUT_MS);
     assert.equal(Number(await setting('idle_in_transaction_session_timeout')), IDLE_IN_TRANSACTION_TIMEOUT_MS);
+  });
+
+  it("keeps an unused connection open past node-postgres's 10 s, so the first launches after a pause open none", async () => {
+    assert.ok(IDLE_CONNECTION_MS >= 60_000);
+    const db = await open({ max: 1 });
+    const backend = async () => (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const first = await backend();
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    assert.equal(await backend(), first, 'the same connection serves the query after 11 s idle');
   });
 });
 
