@@ -6,6 +6,8 @@
 // fixed concurrency, the two tools in interleaved rounds. Server CPU per launch comes from each tool
 // process's own CPU time (/proc/<pid>/stat), RSS from /proc/<pid>/status. "first N ≤" is the slowest of a
 // run's first N launches (N = the concurrency): they meet the tool as the pause before the run left it.
+// Under each run, how busy the machine was (/proc/stat) and the shares of its CPU capacity taken by the tool,
+// by the LMS and Launch API process, and by this process: at 100 % busy, every process waits for the others.
 // Usage: npm run bench:compare [-- --students 300 --concurrency 20 --rounds 3 --same-user 200
 //   --delay-ms 0 --warm-up 200 --profile <dir>]      (DATABASE_URL: the server to create the databases on)
 import type { ChildProcess } from 'node:child_process';
@@ -19,7 +21,7 @@ import type { LoginInitiation } from '../src/sandbox/demo-lms/index.js';
 import { SANDBOX_ACCOUNT } from '../src/sandbox/index.js';
 import type { UpstreamInfo } from './compare/upstream.js';
 import { browserLaunch, CookieJar, median, mib, ms, percentile, timedLaunch } from './flow.js';
-import { freePort, processStats, start, stop } from './compare/processes.js';
+import { freePort, machineCpu, processStats, start, stop } from './compare/processes.js';
 
 const { values } = parseArgs({
   options: {
@@ -67,11 +69,19 @@ interface RunResult {
   failures: Map<string, number>;
   /** The slowest of the first `concurrency` launches, those that meet the tool as it was after a pause. */
   firstWaveMaxMs: number;
+  /** Shares of the machine's CPU capacity during the run: all its work, the tool's, the LMS and Launch API's, this process's. */
+  machine: { busy: number; tool: number; upstream: number; browsers: number };
 }
+
+/** The LMS and Launch API process, measured alongside each run. */
+let upstreamPid: number | undefined;
 
 /** Runs the launches with at most `concurrency` in flight, measuring the tool process meanwhile. */
 async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number) => CookieJar, sessionPrefix: string, toolRedirects: number, dispatcher: Agent): Promise<RunResult> {
   const before = processStats(pid);
+  const upstreamBefore = upstreamPid === undefined ? undefined : processStats(upstreamPid);
+  const machineBefore = machineCpu();
+  const browsersBefore = process.cpuUsage();
   const times: number[] = [];
   const failures = new Map<string, number>();
   let next = 0;
@@ -88,12 +98,23 @@ async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number
   );
   const wallMs = performance.now() - started;
   const after = processStats(pid);
-  return { ok: times.length, failed: logins.length - times.length, times, wallMs, cpuMs: after.cpuMs - before.cpuMs, rss: after.rss, peakRss: after.peakRss, failures, firstWaveMaxMs };
+  const browsers = process.cpuUsage(browsersBefore);
+  const machineAfter = machineCpu();
+  const capacityMs = machineAfter.totalMs - machineBefore.totalMs || 1;
+  const machine = {
+    busy: (machineAfter.busyMs - machineBefore.busyMs) / capacityMs,
+    tool: (after.cpuMs - before.cpuMs) / capacityMs,
+    upstream: upstreamPid === undefined || !upstreamBefore ? 0 : (processStats(upstreamPid).cpuMs - upstreamBefore.cpuMs) / capacityMs,
+    browsers: (browsers.user + browsers.system) / 1000 / capacityMs,
+  };
+  return { ok: times.length, failed: logins.length - times.length, times, wallMs, cpuMs: after.cpuMs - before.cpuMs, rss: after.rss, peakRss: after.peakRss, failures, firstWaveMaxMs, machine };
 }
 
 const throughput = (r: { ok: number; wallMs: number }) => r.ok / (r.wallMs / 1000);
+const percent = (share: number) => `${Math.round(share * 100)} %`;
 const line = (r: RunResult) =>
-  `${throughput(r).toFixed(1).padStart(6)}/s  p50 ${ms(percentile(r.times, 50)).padStart(7)}  p95 ${ms(percentile(r.times, 95)).padStart(7)}  p99 ${ms(percentile(r.times, 99)).padStart(7)}  first ${CONCURRENCY} ≤ ${ms(r.firstWaveMaxMs).padStart(7)}  CPU ${(r.cpuMs / Math.max(1, r.ok)).toFixed(1).padStart(5)} ms/launch  RSS ${mib(r.rss)} (peak ${mib(r.peakRss)})${r.failed ? `  FAILED ${r.failed}` : ''}`;
+  `${throughput(r).toFixed(1).padStart(6)}/s  p50 ${ms(percentile(r.times, 50)).padStart(7)}  p95 ${ms(percentile(r.times, 95)).padStart(7)}  p99 ${ms(percentile(r.times, 99)).padStart(7)}  first ${CONCURRENCY} ≤ ${ms(r.firstWaveMaxMs).padStart(7)}  CPU ${(r.cpuMs / Math.max(1, r.ok)).toFixed(1).padStart(5)} ms/launch  RSS ${mib(r.rss)} (peak ${mib(r.peakRss)})${r.failed ? `  FAILED ${r.failed}` : ''}\n` +
+  `${''.padStart(19)}machine ${percent(r.machine.busy)} busy: the tool ${percent(r.machine.tool)}, LMS and Launch API ${percent(r.machine.upstream)}, browsers ${percent(r.machine.browsers)}`;
 const showFailures = (r: RunResult) => {
   for (const [message, count] of [...r.failures].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`      ${count}× ${message}`);
 };
@@ -128,6 +149,7 @@ async function main(): Promise<void> {
       }),
     });
     children.push(upstream);
+    upstreamPid = upstream.pid;
     const proctoring = `${upstreamBase}/proctoring`;
     const profileArgs = values.profile ? (mkdirSync(values.profile, { recursive: true }), ['--cpu-prof', '--cpu-prof-dir', values.profile]) : [];
     const tool = await start('proctor-lti', [...profileArgs, '--import', 'tsx', 'bench/compare/tool-server.ts'], {

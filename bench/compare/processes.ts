@@ -69,3 +69,11 @@ export function processStats(pid: number): { cpuMs: number; rss: number; peakRss
   const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
   return { cpuMs: (ticks * 1000) / CLOCK_TICKS_PER_SECOND, rss: kib('VmRSS'), peakRss: kib('VmHWM') };
 }
+
+/** CPU time of the whole machine since boot, busy and in all, in ms (all CPUs together), from /proc/stat. */
+export function machineCpu(): { busyMs: number; totalMs: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  const idle = fields[3]! + fields[4]!;
+  return { busyMs: ((total - idle) * 1000) / CLOCK_TICKS_PER_SECOND, totalMs: (total * 1000) / CLOCK_TICKS_PER_SECOND };
+}
