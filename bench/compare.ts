@@ -79,7 +79,7 @@ let upstreamPid: number | undefined;
 /** Runs the launches with at most `concurrency` in flight, measuring the tool process meanwhile. */
 async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number) => CookieJar, sessionPrefix: string, toolRedirects: number, dispatcher: Agent): Promise<RunResult> {
   const before = processStats(pid);
-  const upstreamBefore = upstreamPid === undefined ? undefined : processStats(upstreamPid);
+  const upstream = upstreamPid === undefined ? undefined : { pid: upstreamPid, before: processStats(upstreamPid).cpuMs };
   const machineBefore = machineCpu();
   const browsersBefore = process.cpuUsage();
   const times: number[] = [];
@@ -98,16 +98,17 @@ async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number
   );
   const wallMs = performance.now() - started;
   const after = processStats(pid);
+  const cpuMs = after.cpuMs - before.cpuMs;
   const browsers = process.cpuUsage(browsersBefore);
   const machineAfter = machineCpu();
   const capacityMs = machineAfter.totalMs - machineBefore.totalMs || 1;
   const machine = {
     busy: (machineAfter.busyMs - machineBefore.busyMs) / capacityMs,
-    tool: (after.cpuMs - before.cpuMs) / capacityMs,
-    upstream: upstreamPid === undefined || !upstreamBefore ? 0 : (processStats(upstreamPid).cpuMs - upstreamBefore.cpuMs) / capacityMs,
+    tool: cpuMs / capacityMs,
+    upstream: upstream ? (processStats(upstream.pid).cpuMs - upstream.before) / capacityMs : 0,
     browsers: (browsers.user + browsers.system) / 1000 / capacityMs,
   };
-  return { ok: times.length, failed: logins.length - times.length, times, wallMs, cpuMs: after.cpuMs - before.cpuMs, rss: after.rss, peakRss: after.peakRss, failures, firstWaveMaxMs, machine };
+  return { ok: times.length, failed: logins.length - times.length, times, wallMs, cpuMs, rss: after.rss, peakRss: after.peakRss, failures, firstWaveMaxMs, machine };
 }
 
 const throughput = (r: { ok: number; wallMs: number }) => r.ok / (r.wallMs / 1000);
