@@ -17,7 +17,7 @@ import { errorHandler, notFound, renderRefusal } from './http/error-handler.js';
 import { createHealthRoutes } from './http/health-routes.js';
 import { createRateLimits } from './http/rate-limits.js';
 import { metricsRoute } from './http/metrics-route.js';
-import { requestIds } from './http/request-id.js';
+import { requestIds, requestLogger } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import { initI18n } from './i18n/index.js';
 import { i18nMiddleware, launchLocale, translatorOf, useLocale } from './i18n/middleware.js';
@@ -291,13 +291,13 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
     now: deps.now,
     logger,
   });
-  const launchRouteDeps = { service, lti, csrf };
+  const launchRouteDeps = { service, lti, csrf, logger };
   const deepLinking = createDeepLinkingHandler({ lti, db, decide: rolePolicy, csrf, pseudonymSecret: secret, lmsPresets, launchUrl: toolUrl(config, LTI_ROUTES.launch) });
   // Every page of a session speaks the language the LMS launched it in.
   lti.sessionRouter.use(launchLocale(async (res) => (typeof res.locals.ltik === 'string' ? (await lti.launchOf(res)).locale : undefined)));
   lti.sessionRouter.use(createLaunchRoutes(launchRouteDeps));
   lti.sessionRouter.use(createAccommodationRoutes(launchRouteDeps));
-  lti.sessionRouter.use(createExamSettingsRoutes({ lti, decide: rolePolicy, service: createExamSettingsService({ db, exams, changes }), csrf, pseudonymSecret: secret, lmsPresets, names, accommodations }));
+  lti.sessionRouter.use(createExamSettingsRoutes({ lti, decide: rolePolicy, service: createExamSettingsService({ db, exams, changes }), csrf, pseudonymSecret: secret, lmsPresets, names, accommodations, logger }));
   lti.sessionRouter.use(deepLinking.router);
   return { resourceLink: createLaunchHandler(launchRouteDeps), deepLinking: deepLinking.handle };
 }
@@ -312,12 +312,13 @@ function dispatchLaunches(deps: {
   const { platformActivity, hosted, handleLaunch, logger } = deps;
   return async (launch, req: Request, res: Response) => {
     useLocale(req, res, [launch.locale]);
-    await platformActivity.remember(launch.issuer, launch.clientId, launch.roles).catch((error: unknown) => logger.warn({ err: error }, 'could not record the platform activity of this launch'));
+    const log = requestLogger(logger, req);
+    await platformActivity.remember(launch.issuer, launch.clientId, launch.roles).catch((error: unknown) => log.warn({ err: error }, 'could not record the platform activity of this launch'));
     if (launch.messageType === 'LtiDeepLinkingRequest') {
       await handleLaunch.deepLinking(launch, req, res);
       return;
     }
-    await hosted.contexts.remember(launch).catch((error: unknown) => logger.warn({ err: error }, 'could not record the course of this launch for its roster'));
+    await hosted.contexts.remember(launch).catch((error: unknown) => log.warn({ err: error }, 'could not record the course of this launch for its roster'));
     await handleLaunch.resourceLink(launch, req, res);
   };
 }

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
@@ -22,19 +21,17 @@ const REDACT = [
   '*.ltik',
 ];
 
-/** The request being served (src/http/request-id.ts starts one per request); every log line written during it carries its id. */
-export const requestContext = new AsyncLocalStorage<{ reqId: string }>();
-
+/**
+ * The process's logger: JSON lines, secrets redacted. Lines written while a request is served go through that
+ * request's child logger (`requestLogger` in src/http/request-id.ts), which adds its `reqId`; lines written
+ * outside a request (start-up, timers, background work) carry none.
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
       level,
       redact: { paths: REDACT, censor: '[redacted]' },
       base: undefined,
-      mixin: () => {
-        const reqId = requestContext.getStore()?.reqId;
-        return reqId === undefined ? {} : { reqId };
-      },
     },
     destination,
   );

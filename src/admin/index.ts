@@ -4,6 +4,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import helmet from 'helmet';
 import { toolUrl } from '../config.js';
 import { createCsrf, type Csrf } from '../http/csrf.js';
+import { requestLogger } from '../http/request-id.js';
 import { createAuditLog, type AuditLog } from './audit.js';
 import { textOf, translatorOf, viewHelpers } from './i18n.js';
 import { ADMIN_PAGES } from './pages/index.js';
@@ -79,7 +80,7 @@ function createConsoleContext(deps: AdminConsoleDeps, audit: AuditLog, csrf: Csr
     accounts: deps.accounts,
     accountClients: deps.accountClients,
     webhooks: deps.webhooks,
-    logger: deps.logger,
+    loggerOf: (req) => requestLogger(deps.logger, req),
     toolUrl: (path) => toolUrl(config, path),
     render(req, res, view, locals = {}) {
       const path = `${req.baseUrl}${req.path}`.replace(/\/$/, '');
@@ -158,7 +159,7 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
     }
   });
   const guard = createSignInGuard(db, deps.signInLimits ?? DEFAULT_SIGN_IN_LIMITS, (req, res) => {
-    logger.warn({ remoteAddress: req.ip }, 'admin sign-in locked out after repeated failures');
+    requestLogger(logger, req).warn({ remoteAddress: req.ip }, 'admin sign-in locked out after repeated failures');
     res.status(429);
     context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), lockedOut: true, next: safeNext(req.body?.next) });
   });
@@ -177,7 +178,7 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
       const body = req.body as Record<string, unknown>;
       const password = typeof body.password === 'string' ? body.password : '';
       if (!password || !(await verifyPassword(password, adminPassword))) {
-        logger.info({ remoteAddress: req.ip }, 'admin sign-in refused: wrong password');
+        requestLogger(logger, req).info({ remoteAddress: req.ip }, 'admin sign-in refused: wrong password');
         res.status(401);
         context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), wrongPassword: true, next: safeNext(body.next) });
         return;

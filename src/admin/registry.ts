@@ -48,8 +48,11 @@ export interface AdminServices {
   webhooks: SubscriptionService;
 }
 
-export interface AdminContext extends AdminServices {
+/** A page logs through `loggerOf(req)`, so that its lines carry the request's id. */
+export interface AdminContext extends Omit<AdminServices, 'logger'> {
   audit: AuditLog;
+  /** The log of this request (every line carries its `reqId`). */
+  loggerOf(req: Request): Logger;
   /** The tool's URL of a path (PUBLIC_URL based). */
   toolUrl(path: string): string;
   /** Renders an admin view inside the console layout (navigation, CSRF token, notices). */

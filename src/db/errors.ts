@@ -29,9 +29,19 @@ export function isOutage(error: unknown): boolean {
   return DRIVER_MESSAGES.test(error.message);
 }
 
+const OUTAGE_MESSAGE = 'database unavailable';
+
 /** Rethrows an outage as DatabaseUnavailableError (the driver's error as cause); other errors unchanged. */
 export function asOutage(error: unknown): unknown {
   if (error instanceof DatabaseUnavailableError || !isOutage(error)) return error;
   const code = (error as { code?: unknown }).code;
-  return new DatabaseUnavailableError(`database unavailable${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error });
+  return new DatabaseUnavailableError(`${OUTAGE_MESSAGE}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error });
+}
+
+/**
+ * True for the message of an outage `asOutage` made: ltijs answers a failure of its store itself, keeping only
+ * the error's message, and the tool still answers an outage there as one (503).
+ */
+export function isOutageMessage(message: string): boolean {
+  return message === OUTAGE_MESSAGE || message.startsWith(`${OUTAGE_MESSAGE} (`);
 }

@@ -36,12 +36,13 @@ export function createCourseNames(deps: { roster: Pick<RosterService, 'get'>; se
     return names;
   }
 
-  return async function courseNames(exam: Exam): Promise<CourseNames> {
+  /** `logger`: the log of the request the page is built for (default: the one given at creation). */
+  return async function courseNames(exam: Exam, logger: Logger = deps.logger): Promise<CourseNames> {
     const timeoutMs = deps.timeoutMs ?? DEFAULT_NAMES_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     try {
       const body = await Promise.race([
-        deps.roster.get(deps.sectionIdOf(exam)),
+        deps.roster.get(deps.sectionIdOf(exam), logger),
         new Promise<never>((_resolve, reject) => {
           timer = setTimeout(() => reject(new NamesTimeout()), timeoutMs);
         }),
@@ -54,7 +55,7 @@ export function createCourseNames(deps: { roster: Pick<RosterService, 'get'>; se
     } catch (error) {
       if (error instanceof RosterError) return { status: { ok: false, reason: error.code } };
       if (error instanceof NamesTimeout) return { status: { ok: false, reason: 'roster_timeout' } };
-      deps.logger.warn({ err: error, examId: exam.id }, 'names of the course could not be read');
+      logger.warn({ err: error, examId: exam.id }, 'names of the course could not be read');
       return { status: { ok: false, reason: 'roster_unavailable' } };
     } finally {
       clearTimeout(timer);

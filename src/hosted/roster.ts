@@ -62,18 +62,21 @@ export interface RosterServiceDeps {
 }
 
 export interface RosterService {
-  /** The course's roster, from the cache or one Names and Roles fetch shared by all concurrent callers. */
-  get(sectionId: string): Promise<RosterBody>;
+  /**
+   * The course's roster, from the cache or one Names and Roles fetch shared by all concurrent callers. `logger`:
+   * the log of the request asking (a fetch it starts logs there; default: the service's logger).
+   */
+  get(sectionId: string, logger?: Logger): Promise<RosterBody>;
   /** Forgets cached rosters (tests, admin actions). */
   clear(): void;
 }
 
 export function createRosterService(deps: RosterServiceDeps): RosterService {
-  async function load(sectionId: string, signal: AbortSignal): Promise<RosterBody> {
+  async function load(sectionId: string, signal: AbortSignal, logger: Logger): Promise<RosterBody> {
     const context = await deps.contexts.find(sectionId);
     if (!context) throw new RosterError('unknown_course', 'This roster link names a course the tool has not seen.');
     if (!context.membershipsUrl) {
-      deps.logger.warn(
+      logger.warn(
         { issuer: context.issuer, contextId: context.contextId, sectionId },
         'roster requested, but the LMS offers no Names and Roles service for this course: enable it for the tool (Canvas: privacy/NRPS scope of the developer key; Moodle: "IMS LTI Names and Role Provisioning" in the tool settings)',
       );
@@ -88,26 +91,26 @@ export function createRosterService(deps: RosterServiceDeps): RosterService {
     try {
       members = await timeNamesRolesFetch(deps.members({ issuer: context.issuer, clientId: context.clientId }, context.membershipsUrl, { signal: AbortSignal.any([signal, timeout]) }));
     } catch (error) {
-      throw await fetchFailed(context, error, timeout.aborted);
+      throw await fetchFailed(context, error, timeout.aborted, logger);
     }
     const roster = buildRoster(members, (lmsUserId) => deps.userIdOf(context.issuer, lmsUserId));
     const log = { issuer: context.issuer, contextId: context.contextId, sectionId, members: roster.pairs.length, inactive: roster.inactive, duplicates: roster.duplicates, ms: Date.now() - started };
     if (roster.unnamed > 0) {
       // Privacy settings (Moodle "share launcher's name", Canvas privacy level) hide names.
-      deps.logger.warn(
+      logger.warn(
         { ...log, unnamed: roster.unnamed },
         'Names and Roles lists members without names: the LMS privacy settings hide names from the tool, so reviewers will see ids only (Moodle: tool setting "Share launcher\'s name with tool"; Canvas: developer key privacy level)',
       );
     } else {
-      deps.logger.info(log, 'roster fetched from Names and Roles');
+      logger.info(log, 'roster fetched from Names and Roles');
     }
     await deps.contexts.noteRoster(sectionId, { members: roster.pairs.length, unnamed: roster.unnamed }).catch((error: unknown) => {
-      deps.logger.warn({ err: error, sectionId }, 'could not record the roster outcome');
+      logger.warn({ err: error, sectionId }, 'could not record the roster outcome');
     });
     return { json: JSON.stringify(roster.pairs), members: roster.pairs.length, unnamed: roster.unnamed, fetchedAt: new Date() };
   }
 
-  async function fetchFailed(context: LtiContextRecord, error: unknown, timedOut: boolean): Promise<RosterError> {
+  async function fetchFailed(context: LtiContextRecord, error: unknown, timedOut: boolean, logger: Logger): Promise<RosterError> {
     const failure = failureOf(error);
     const detail = error instanceof Error ? error.message : String(error);
     const incidentId = randomUUID();
@@ -115,26 +118,27 @@ export function createRosterService(deps: RosterServiceDeps): RosterService {
       timedOut || failure === 'timeout'
         ? new RosterError('roster_timeout', `The learning platform did not send the course membership within ${Math.round(deps.fetchTimeoutMs / 1000)} seconds. Try again in a moment.`, { cause: error, incidentId })
         : new RosterError('roster_unavailable', 'The course membership could not be read from the learning platform. Try again in a moment; if it persists, the LMS administrator should check the tool\'s Names and Roles access.', { cause: error, incidentId });
-    deps.logger.error({ incidentId, issuer: context.issuer, contextId: context.contextId, sectionId: context.sectionId, failure, detail }, `roster not served: ${detail}`);
+    logger.error({ incidentId, issuer: context.issuer, contextId: context.contextId, sectionId: context.sectionId, failure, detail }, `roster not served: ${detail}`);
     await deps.contexts.noteRoster(context.sectionId, { members: 0, unnamed: 0, error: detail }).catch(() => undefined);
     return result;
   }
 
-  // One entry per course, shared by every request; `fetch` runs `fetchMethod` once for concurrent callers.
-  const cache = new LRUCache<string, RosterBody>({
+  // One entry per course, shared by every request; `fetch` runs `fetchMethod` once for concurrent callers, with
+  // the logger of the caller that started it.
+  const cache = new LRUCache<string, RosterBody, Logger>({
     max: 5_000,
     maxSize: deps.maxCachedChars ?? 200_000_000,
     sizeCalculation: (body) => Math.max(1, body.json.length),
     ttl: deps.cacheSeconds * 1000,
     ttlAutopurge: false,
     allowStale: false,
-    fetchMethod: (sectionId, _stale, { signal }) => load(sectionId, signal),
+    fetchMethod: (sectionId, _stale, { signal, context }) => load(sectionId, signal, context),
   });
 
   return {
-    async get(sectionId) {
+    async get(sectionId, logger = deps.logger) {
       countRosterRequest(cache.has(sectionId) ? 'hit' : 'miss');
-      const body = await cache.fetch(sectionId);
+      const body = await cache.fetch(sectionId, { context: logger });
       if (!body) throw new RosterError('roster_unavailable', 'The roster could not be loaded.');
       return body;
     },

@@ -9,6 +9,7 @@ import { HOSTED_LINK_MARGIN_SECONDS, HOSTED_ROUTES, type HostedLinks, type Hoste
 import type { LogoStore } from './logos.js';
 import type { RosterService } from './roster.js';
 import { AppError, markLogged } from '../http/errors.js';
+import { requestLogger } from '../http/request-id.js';
 
 export interface HostedRoutesDeps {
   links: HostedLinks;
@@ -57,7 +58,7 @@ export function createHostedRoutes(deps: HostedRoutesDeps): Router {
     const verified = typeof token === 'string' && token.length <= MAX_TOKEN_LENGTH ? await deps.links.verify(token, kind) : undefined;
     if (!verified) {
       // Expired links are normal (a page left open); many refusals from one address are worth a look.
-      deps.logger.info({ path: req.path, ip: req.ip, kind }, 'hosted link refused: invalid or expired token');
+      requestLogger(deps.logger, req).info({ path: req.path, ip: req.ip, kind }, 'hosted link refused: invalid or expired token');
       throw markLogged(failure(401, 'invalid_token', 'This link is not valid or has expired. Open the page again from the course to get a new one.'));
     }
     return verified;
@@ -65,7 +66,7 @@ export function createHostedRoutes(deps: HostedRoutesDeps): Router {
 
   router.get(HOSTED_ROUTES.roster, async (req, res) => {
     const section = await sectionOf(req, 'roster');
-    const roster = await deps.roster.get(section.sectionId);
+    const roster = await deps.roster.get(section.sectionId, requestLogger(deps.logger, req));
     // Names of people: no shared cache may keep them.
     res.status(200).set('Cache-Control', 'no-store').type('application/json; charset=utf-8').send(roster.json);
   });

@@ -11,6 +11,7 @@ import { RosterError } from '../hosted/roster.js';
 import { ProctoringError, ProctoringRequestInvalid, requestInvalidWording } from '../proctoring/errors.js';
 import { localizeViolation } from '../exams/settings/violations.js';
 import { AppError, errorLogFields, isLogged, markLogged, NotFoundError } from './errors.js';
+import { requestLogger } from './request-id.js';
 
 /** API routes live under /api/ (and /lti/api/ behind the LTI session); hosted endpoints are fetched by scripts. */
 const JSON_PATHS = /^\/(?:lti\/)?api\/|^\/hosted\//;
@@ -28,7 +29,8 @@ export function renderRefusal(logger: Logger, options: RefusalOptions = {}) {
   return (req: Request, res: Response, refusal: LtiRefusal, status: number): void => {
     const incidentId = randomUUID();
     const registration = refusal.registration;
-    logger.warn({ incidentId, code: refusal.code, detail: refusal.detail, path: req.path, ...(registration ? { registration } : {}) }, 'LTI message refused');
+    const log = requestLogger(logger, req);
+    log.warn({ incidentId, code: refusal.code, detail: refusal.detail, path: req.path, ...(registration ? { registration } : {}) }, 'LTI message refused');
     const answer = () => answerRefusal(req, res, refusal, status, incidentId);
     if (!registration || !options.onRefusedRegistration) {
       answer();
@@ -37,7 +39,7 @@ export function renderRefusal(logger: Logger, options: RefusalOptions = {}) {
     // The administrator may open the console right after the refusal: answer once the record is stored
     // (or has failed, or takes too long), so the console never misses a refusal the LMS user already saw.
     const recorded = options.onRefusedRegistration(registration, refusal.code, incidentId).catch((error: unknown) => {
-      logger.warn({ err: error, incidentId }, 'could not record the refused registration');
+      log.warn({ err: error, incidentId }, 'could not record the refused registration');
     });
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
@@ -164,11 +166,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const appError = toAppError(error);
     if (!isLogged(appError)) {
-      const log = { ...errorLogFields(appError), path: req.path };
+      const log = requestLogger(logger, req);
+      const fields = { ...errorLogFields(appError), path: req.path };
       // Only unexpected errors need their stack; known ones are explained by their code and cause.
-      if (appError.code === 'internal') logger.error({ ...log, err: error }, appError.title);
-      else if (appError.status >= 500) logger.error(log, appError.title);
-      else logger.info(log, appError.title);
+      if (appError.code === 'internal') log.error({ ...fields, err: error }, appError.title);
+      else if (appError.status >= 500) log.error(fields, appError.title);
+      else log.info(fields, appError.title);
     }
     const showAdmin = res.locals.showAdminDetail === true;
     // Errors raised before the language was chosen (e.g. in the sandbox's routes) still get a page in one.

@@ -4,10 +4,12 @@ import type { AccommodationOverride } from '../exams/accommodations/override.js'
 import type { Exam } from '../exams/store.js';
 import { localizeViolation } from '../exams/settings/violations.js';
 import { AppError } from '../http/errors.js';
+import { requestLogger } from '../http/request-id.js';
 import { translatorOf } from '../i18n/middleware.js';
 import type { Violation } from '../proctoring/contract.js';
 import { isUuid } from '../values.js';
 import type { LtiAdapter } from '../lti/provider.js';
+import type { Logger } from '../logger.js';
 import { renderHub, type HubPageDeps } from './hub-page.js';
 import { LAUNCH_PATHS } from './paths.js';
 import { notConfiguredError, type LaunchService, type LaunchSession } from './service.js';
@@ -16,6 +18,8 @@ import { shortId } from './summary.js';
 export interface AccommodationRoutesDeps extends HubPageDeps {
   service: LaunchService;
   lti: HubPageDeps['lti'] & Pick<LtiAdapter, 'launchOf'>;
+  /** Each request's session logs to this logger's child for the request (`requestLogger`). */
+  logger: Logger;
 }
 
 const fieldsOf = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
@@ -37,7 +41,7 @@ export function createAccommodationRoutes(deps: AccommodationRoutesDeps): Router
   const router = express.Router();
 
   async function context(req: Request, res: Response): Promise<{ session: LaunchSession; exam: Exam & { settings: NonNullable<Exam['settings']> } }> {
-    const session = await deps.service.session(await deps.lti.launchOf(res));
+    const session = await deps.service.session(await deps.lti.launchOf(res), requestLogger(deps.logger, req));
     try {
       const exam = await deps.service.editableExam(session, String(req.params.examId));
       if (!exam.settings) throw notConfiguredError();
@@ -48,15 +52,15 @@ export function createAccommodationRoutes(deps: AccommodationRoutesDeps): Router
     }
   }
 
-  async function studentName(exam: Exam, userId: string): Promise<string | undefined> {
-    const course = deps.service.accommodationNames ? await deps.service.accommodationNames(exam) : undefined;
+  async function studentName(session: LaunchSession, exam: Exam, userId: string): Promise<string | undefined> {
+    const course = deps.service.accommodationNames ? await deps.service.accommodationNames(exam, session.logger) : undefined;
     return course?.names?.get(userId);
   }
 
   /** `errors` are in the reader's words already. */
-  async function renderEditor(req: Request, res: Response, exam: Exam & { settings: NonNullable<Exam['settings']> }, userId: string, override: AccommodationOverride | undefined, existing: boolean, errors: Violation[] = []): Promise<void> {
+  async function renderEditor(req: Request, res: Response, session: LaunchSession, exam: Exam & { settings: NonNullable<Exam['settings']> }, userId: string, override: AccommodationOverride | undefined, existing: boolean, errors: Violation[] = []): Promise<void> {
     const i18n = translatorOf(req, res);
-    const name = await studentName(exam, userId);
+    const name = await studentName(session, exam, userId);
     res.set('Cache-Control', 'no-store').status(errors.length > 0 ? 422 : 200).render('hub/accommodation', {
       title: i18n.t('accommodations:editor.title', { student: name ?? shortId(userId) }),
       examTitle: exam.title,
@@ -75,10 +79,10 @@ export function createAccommodationRoutes(deps: AccommodationRoutesDeps): Router
   }
 
   router.post('/hub/:examId/accommodations/edit', async (req, res) => {
-    const { exam } = await context(req, res);
+    const { session, exam } = await context(req, res);
     const userId = studentOf(fieldsOf(req));
     const override = await deps.service.accommodations.get(exam.id, userId);
-    await renderEditor(req, res, exam, userId, override, override !== undefined);
+    await renderEditor(req, res, session, exam, userId, override, override !== undefined);
   });
 
   router.post('/hub/:examId/accommodations/save', deps.csrf.protect, async (req, res) => {
@@ -89,16 +93,16 @@ export function createAccommodationRoutes(deps: AccommodationRoutesDeps): Router
     const existing = (await deps.service.accommodations.get(exam.id, userId)) !== undefined;
     if (Object.keys(input).length === 0) {
       const nothing: Violation = { path: '', rule: 'type', message: translatorOf(req, res).t('accommodations:errors.nothingChosen') };
-      await renderEditor(req, res, exam, userId, undefined, existing, [nothing]);
+      await renderEditor(req, res, session, exam, userId, undefined, existing, [nothing]);
       return;
     }
     const saved = await deps.service.accommodations.set(exam.id, userId, input, { userId: session.userId });
     if (!saved.ok) {
       const { t } = translatorOf(req, res);
-      await renderEditor(req, res, exam, userId, input as AccommodationOverride, existing, saved.violations.map((v) => localizeViolation(t, v)));
+      await renderEditor(req, res, session, exam, userId, input as AccommodationOverride, existing, saved.violations.map((v) => localizeViolation(t, v)));
       return;
     }
-    const name = (await studentName(exam, userId)) ?? shortId(userId);
+    const name = (await studentName(session, exam, userId)) ?? shortId(userId);
     await hubWithNotice(req, res, session, exam, translatorOf(req, res).t('accommodations:notice.saved', { student: name }));
   });
 
@@ -106,7 +110,7 @@ export function createAccommodationRoutes(deps: AccommodationRoutesDeps): Router
     const { session, exam } = await context(req, res);
     const userId = studentOf(fieldsOf(req));
     const removed = await deps.service.accommodations.remove(exam.id, userId, { userId: session.userId });
-    const name = (await studentName(exam, userId)) ?? shortId(userId);
+    const name = (await studentName(session, exam, userId)) ?? shortId(userId);
     await hubWithNotice(req, res, session, exam, translatorOf(req, res).t(removed ? 'accommodations:notice.removed' : 'accommodations:notice.noneToRemove', { student: name }));
   });
 

@@ -17,14 +17,15 @@ export type RecordLaunchStep = <T extends LaunchOutcome>(session: LaunchSession,
  * Runs one launch step and records it, whatever happens: who (pseudonymous), exam, role, endpoint, outcome,
  * duration — in the launch log, the metrics and one log line (with the incident and cause of a failure).
  */
-export function createLaunchRecorder(deps: { log: LaunchLog; logger: Logger }): RecordLaunchStep {
-  const line = (entry: LaunchRecord, failure?: AppError) => {
+export function createLaunchRecorder(deps: { log: LaunchLog }): RecordLaunchStep {
+  /** The step's line, in the log of the session's request. */
+  const line = (logger: Logger, entry: LaunchRecord, failure?: AppError) => {
     const fields = { launch: { endpoint: entry.endpoint, outcome: entry.outcome, examId: entry.examId, issuer: entry.issuer, contextId: entry.contextId, userId: entry.userId, role: entry.role, durationMs: Math.round(entry.durationMs) } };
-    if (!failure) deps.logger.info(fields, `launch ${entry.outcome}`);
-    else deps.logger[failure.status >= 500 ? 'error' : 'info']({ ...fields, ...errorLogFields(markLogged(failure)) }, `launch ${entry.outcome}: ${failure.code}`);
+    if (!failure) logger.info(fields, `launch ${entry.outcome}`);
+    else logger[failure.status >= 500 ? 'error' : 'info']({ ...fields, ...errorLogFields(markLogged(failure)) }, `launch ${entry.outcome}: ${failure.code}`);
   };
-  const keep = async (entry: LaunchRecord, started: number) => {
-    await deps.log.record(entry).catch((error: unknown) => deps.logger.error({ err: error }, 'could not record launch'));
+  const keep = async (logger: Logger, entry: LaunchRecord, started: number) => {
+    await deps.log.record(entry).catch((error: unknown) => logger.error({ err: error }, 'could not record launch'));
     recordLaunch(entry.endpoint, entry.outcome, started);
   };
 
@@ -34,8 +35,8 @@ export function createLaunchRecorder(deps: { log: LaunchLog; logger: Logger }): 
     try {
       const outcome = await work(trace);
       const entry: LaunchRecord = { ...base, examId: trace.examId, endpoint: trace.endpoint, outcome: outcome.kind === 'redirect' ? 'redirected' : 'shown', durationMs: performance.now() - started };
-      await keep(entry, started);
-      line(entry);
+      await keep(session.logger, entry, started);
+      line(session.logger, entry);
       return outcome;
     } catch (error) {
       // A proctoring failure becomes its HTTP answer here already: the launch record names its code and incident.
@@ -49,8 +50,8 @@ export function createLaunchRecorder(deps: { log: LaunchLog; logger: Logger }): 
         incidentId: appError instanceof AppError ? appError.incidentId : undefined,
         durationMs: performance.now() - started,
       };
-      await keep(entry, started);
-      if (appError instanceof AppError) line(entry, appError);
+      await keep(session.logger, entry, started);
+      if (appError instanceof AppError) line(session.logger, entry, appError);
       throw appError;
     }
   };

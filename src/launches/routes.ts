@@ -1,5 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Csrf } from '../http/csrf.js';
+import { requestLogger } from '../http/request-id.js';
+import type { Logger } from '../logger.js';
 import type { LtiLaunch } from '../lti/claims.js';
 import type { LtiAdapter } from '../lti/provider.js';
 import { respondWithProctoringUrl } from './respond.js';
@@ -17,6 +19,8 @@ export interface LaunchRoutesDeps {
   service: LaunchService;
   lti: Pick<LtiAdapter, 'launchOf' | 'ltikOf' | 'keepSession'>;
   csrf: Csrf;
+  /** Each request's session logs to this logger's child for the request (`requestLogger`). */
+  logger: Logger;
 }
 
 async function respond(req: Request, res: Response, deps: LaunchRoutesDeps, session: LaunchSession, outcome: LaunchOutcome, atLaunch = false): Promise<void> {
@@ -80,7 +84,7 @@ async function asSession<T>(res: Response, session: LaunchSession, work: () => P
 /** The LTI launch (ltijs's onConnect): decide, run, answer. A POST of the session token to the same URL retries it without the LMS. */
 export function createLaunchHandler(deps: LaunchRoutesDeps) {
   return async (launch: LtiLaunch, req: Request, res: Response): Promise<void> => {
-    const session = await deps.service.session(launch);
+    const session = await deps.service.session(launch, requestLogger(deps.logger, req));
     await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.launch(session), true));
   };
 }
@@ -89,21 +93,21 @@ export function createLaunchHandler(deps: LaunchRoutesDeps) {
 export function createLaunchRoutes(deps: LaunchRoutesDeps): Router {
   const router = express.Router();
 
-  async function sessionOf(res: Response): Promise<LaunchSession> {
-    return deps.service.session(await deps.lti.launchOf(res));
+  async function sessionOf(req: Request, res: Response): Promise<LaunchSession> {
+    return deps.service.session(await deps.lti.launchOf(res), requestLogger(deps.logger, req));
   }
 
   const fieldsOf = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
 
   router.post('/hub/:examId', async (req, res) => {
-    const session = await sessionOf(res);
+    const session = await sessionOf(req, res);
     const hub = await asSession(res, session, () => deps.service.hub(session, String(req.params.examId), resultsQueryOf(fieldsOf(req))));
     renderHub(req, res, deps, hub, session.launch);
   });
 
   // The exam's attempts with names, outcome, suspicion and flags, for a spreadsheet.
   router.post('/hub/:examId/attempts.csv', async (req, res) => {
-    const session = await sessionOf(res);
+    const session = await sessionOf(req, res);
     const { exam, results } = await asSession(res, session, () => deps.service.examResults(session, req.params.examId));
     const slug = exam.title.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60).toLowerCase() || 'exam';
     res.set('Cache-Control', 'no-store');
@@ -115,14 +119,14 @@ export function createLaunchRoutes(deps: LaunchRoutesDeps): Router {
     router.post(`/hub/:examId/${action}`, deps.csrf.protect, async (req, res) => {
       const csrfToken = fieldsOf(req)._csrf;
       if (typeof csrfToken === 'string') res.locals.retryFields = { ...(res.locals.retryFields as Record<string, string>), _csrf: csrfToken };
-      const session = await sessionOf(res);
+      const session = await sessionOf(req, res);
       await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.hubAction(session, String(req.params.examId), action)));
     });
   }
 
   // A button of the course-level exam list (the error page's "Try again" posts the session token again).
   router.post('/course/exams/:examId/start', async (req, res) => {
-    const session = await sessionOf(res);
+    const session = await sessionOf(req, res);
     await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.startFromList(session, req.params.examId)));
   });
 

@@ -60,7 +60,7 @@ export interface LaunchServiceDeps {
    * The exam's attempts with their suspicion results and the candidates' names (webhooks). Without it
    * the hub lists recent attempts under pseudonymous ids only.
    */
-  examResults?: (exam: Exam, query: ResultsQuery) => Promise<ExamResults>;
+  examResults?: (exam: Exam, query: ResultsQuery, logger?: Logger) => Promise<ExamResults>;
   /** Per-installation secret behind the pseudonymous ids and the signed return links. */
   pseudonymSecret: string;
   /** Base URL of the tool (no trailing slash), for return links. */
@@ -71,6 +71,7 @@ export interface LaunchServiceDeps {
   names?: CourseNamesSource;
   /** The clock availability windows are read by; default: the system clock. */
   now?: () => Date;
+  /** Lines written outside a session; a session's lines go to its own logger (`LaunchSession.logger`). */
   logger: Logger;
 }
 
@@ -82,6 +83,8 @@ export interface LaunchSession {
   target: LaunchTarget;
   /** The pseudonymous user_id. */
   userId: string;
+  /** The log of the request this session serves: its lines carry the request's id. */
+  logger: Logger;
 }
 
 export type LaunchEndpoint = 'candidate' | 'reviewer' | 'live' | 'launchpad' | 'hub' | 'exam-list' | 'settings';
@@ -254,12 +257,12 @@ export function createLaunchService(deps: LaunchServiceDeps) {
   }
 
   return {
-    /** Decides once, from the launch and the platform's settings, who this is and where the launch goes. */
-    async session(launch: LtiLaunch): Promise<LaunchSession> {
+    /** Decides once, from the launch and the platform's settings, who this is and where the launch goes; `logger`: the request's log. */
+    async session(launch: LtiLaunch, logger: Logger = deps.logger): Promise<LaunchSession> {
       const institution = await deps.institutions.get(launch.issuer, launch.clientId);
       const decision = decideRoles(launch, institution);
       const target = decideLaunchTarget({ decision, hasResourceLink: Boolean(launch.resourceLink), placement: launch.placement });
-      return { launch, institution, decision, target, userId: deriveUserId(deps.pseudonymSecret, launch.issuer, launch.userSub) };
+      return { launch, institution, decision, target, userId: deriveUserId(deps.pseudonymSecret, launch.issuer, launch.userSub), logger };
     },
 
     /** The LTI resource-link launch itself. */
@@ -348,7 +351,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
       if (decision.kind !== 'instructor' || !decision.canReview) throw forbidden(roleRefusalWording(decision.why, 'review'), 'notAllowedResults', 'Your role in this course does not allow seeing exam results.');
       const exam = await examOfCourse(session, examId);
       if (!deps.examResults) throw new NotFoundError('export');
-      return { exam, results: await deps.examResults(exam, DEFAULT_RESULTS_QUERY) };
+      return { exam, results: await deps.examResults(exam, DEFAULT_RESULTS_QUERY, session.logger) };
     },
 
     /** "Open review center" and "Monitor live" on the hub. */

@@ -12,11 +12,11 @@ const MAX_STUDENTS_LISTED = 500;
 /** The pages a launch may show instead of redirecting: the instructor's hub and a course's exam list. */
 export function createLaunchViews(deps: Pick<LaunchServiceDeps, 'attempts' | 'log' | 'examResults' | 'exams' | 'accommodations' | 'names'>) {
   /** The exam's accommodations with the students' names (read now, never stored) and whom one can be added for. */
-  async function accommodationsOf(exam: Exam): Promise<AccommodationsView | undefined> {
+  async function accommodationsOf(session: LaunchSession, exam: Exam): Promise<AccommodationsView | undefined> {
     const store = deps.accommodations;
     if (!store || !exam.settings) return undefined;
     const document = exam.settings;
-    const [list, course] = await Promise.all([store.list(exam.id), deps.names ? deps.names(exam) : undefined]);
+    const [list, course] = await Promise.all([store.list(exam.id), deps.names ? deps.names(exam, session.logger) : undefined]);
     const names = course?.names;
     const rows = list.map((entry) => {
       const applied = applyOverride(document, entry.override);
@@ -36,8 +36,8 @@ export function createLaunchViews(deps: Pick<LaunchServiceDeps, 'attempts' | 'lo
       const [attempts, launches, results, accommodations] = await Promise.all([
         deps.attempts.recent(exam.id, RECENT),
         deps.log.recentForExam(exam.id, RECENT),
-        decision.canReview && deps.examResults ? deps.examResults(exam, query) : undefined,
-        decision.canEditSettings ? accommodationsOf(exam) : undefined,
+        decision.canReview && deps.examResults ? deps.examResults(exam, query, session.logger) : undefined,
+        decision.canEditSettings ? accommodationsOf(session, exam) : undefined,
       ]);
       return {
         exam,

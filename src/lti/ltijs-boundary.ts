@@ -1,6 +1,6 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
-import type { Application, NextFunction, Request, Response } from 'express';
+import type { Application, CookieOptions, NextFunction, Request, Response } from 'express';
 import Auth from 'ltijs/dist/Utils/Auth.js';
 import LtijsRequest from 'ltijs/dist/Utils/Request.js';
 
@@ -99,7 +99,7 @@ interface Express4Layer {
 const wrapped = new WeakSet<object>();
 
 /** `afterAnswer` hears rejections that come after the response was sent (nothing is left to answer). */
-export function forwardRejections(app: Application, afterAnswer: (error: unknown) => void): number {
+export function forwardRejections(app: Application, afterAnswer: (error: unknown, req: Request) => void): number {
   const stack = (app as unknown as { _router?: { stack?: Express4Layer[] } })._router?.stack;
   if (!stack) throw new Error('ltijs app has no express 4 router stack: check the ltijs version');
   let count = 0;
@@ -117,7 +117,7 @@ export function forwardRejections(app: Application, afterAnswer: (error: unknown
           next(error);
           return;
         }
-        if (result instanceof Promise) result.catch((error: unknown) => (res.headersSent ? afterAnswer(error) : next(error)));
+        if (result instanceof Promise) result.catch((error: unknown) => (res.headersSent ? afterAnswer(error, req) : next(error)));
       };
       wrapped.add(safe);
       layer.handle = safe;
@@ -178,30 +178,16 @@ export function tolerateStateDeleteFailures<S extends LtijsDeleting>(store: S, o
   return store;
 }
 
-/** The methods of ltijs's database interface that read or write documents. */
-const STORE_METHODS = ['Get', 'Insert', 'Replace', 'Modify', 'Delete'] as const;
-type StoreMethod = (typeof STORE_METHODS)[number];
-
 /**
- * ltijs catches a failure of its store and answers it itself, so only the failure's message reaches the tool.
- * Concurrent requests share some reads of the store (one read serves a burst of launches): a failed shared
- * read rejects in every request waiting for it, but the query ran, and failed, in one request's context only.
- * This wraps the store's document methods so that each caller's own context hears of the failure
- * (`onFailure`, called where ltijs awaited the method), and can answer it as what it is, e.g. an outage.
+ * Calls `onState` with the state of the login whose state cookie is set on `res` (ltijs's login route sets
+ * `state<state>` right before it builds the login request with that state).
  */
-export function reportStoreFailures<S extends { [M in StoreMethod]: (...args: never[]) => Promise<unknown> }>(store: S, onFailure: (error: unknown) => void): S {
-  for (const method of STORE_METHODS) {
-    const original = store[method].bind(store) as (...args: unknown[]) => Promise<unknown>;
-    (store as Record<StoreMethod, unknown>)[method] = async (...args: unknown[]) => {
-      try {
-        return await original(...args);
-      } catch (error) {
-        onFailure(error);
-        throw error;
-      }
-    };
-  }
-  return store;
+export function onStateCookie(res: Response, onState: (state: string) => void): void {
+  const setCookie = res.cookie.bind(res) as (name: string, value: string, options?: CookieOptions) => Response;
+  (res as { cookie: unknown }).cookie = (name: string, value: string, options?: CookieOptions) => {
+    if (name.startsWith('state') && name.length > 'state'.length && value !== '') onState(name.slice('state'.length));
+    return setCookie(name, value, options);
+  };
 }
 
 /**

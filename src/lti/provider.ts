@@ -1,16 +1,16 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import cookieParser from 'cookie-parser';
 import express, { type Application, type CookieOptions, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { decodeJwt } from 'jose';
 import ltijs, { type LtijsPlatform, type LtijsProvider } from 'ltijs';
-import { DatabaseUnavailableError } from '../db/errors.js';
-import type { Database, Queryable } from '../db/types.js';
+import { DatabaseUnavailableError, isOutageMessage } from '../db/errors.js';
+import type { Database } from '../db/types.js';
+import { requestLogger } from '../http/request-id.js';
 import type { Logger } from '../logger.js';
 import { CLAIM, launchClaimsSchema, toLaunch, withoutPersonalClaims, type LtiLaunch } from './claims.js';
 import type { DeepLinkingResponse, LtiResourceLinkItem } from './deep-linking.js';
 import { createDeploymentStore, type DeploymentStore } from './deployments.js';
 import { LoginCapacityError, LtiRefusal, refusalFromLtijsMessage, type LtiRefusalCode } from './errors.js';
-import { cookieAttributes, forwardRejections, importSecretKeysOnce, ltijsJsonwebtoken, ltijsLoginRequest, ltijsUrlFormat, replaceLtijsErrorAnswers, replaceTokenValidation, reportStoreFailures, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
+import { cookieAttributes, forwardRejections, importSecretKeysOnce, ltijsJsonwebtoken, ltijsLoginRequest, ltijsUrlFormat, onStateCookie, replaceLtijsErrorAnswers, replaceTokenValidation, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
 import { createLoginStateStore, type LoginStateStore } from './login-states.js';
 import { holdOpenedSession, LTIJS_LAUNCH_PATH, ltijsSessionOf, openedSessionOf, type LtijsSession } from './ltijs-session.js';
 import { secureRandomBytes } from './secure-random.js';
@@ -125,7 +125,8 @@ export interface LtiAdapter {
   /**
    * Stores the session a resource-link launch opened, so that its ltik can be posted back: a launch answered with
    * a page that carries the ltik awaits this first. A launch answered with a redirect to the proctoring service
-   * never calls it, and its session documents (ltijs's idtoken and contexttoken) are never written.
+   * never calls it, and on the tool's own launch route its session documents (ltijs's idtoken and contexttoken)
+   * are never written; ltijs's route (a deep-linking request, a POST that also names a session) writes them.
    */
   keepSession(res: Response): Promise<void>;
   /** The LTI session token a request carries (form field or Authorization header), '' when none: binds CSRF tokens to the session. */
@@ -153,10 +154,9 @@ interface RequestContext {
   failure?: DatabaseUnavailableError | LoginCapacityError;
   /** In a login: whether ltijs stores a `state` document for it (its target link URI has a query string). */
   ltijsState?: boolean;
-  /** In an id_token POST: ltijs's session documents, held until the launch's answer needs them (`keepSession`). */
-  session?: HeldSession;
 }
 
+/** An id_token POST's session documents, held until the launch's answer needs them (`keepSession`). */
 interface HeldSession {
   replaces: HeldReplace[];
   written?: Promise<void>;
@@ -165,6 +165,15 @@ interface HeldSession {
 
 /** Each id_token POST's held session documents, by its response (what `ltikOf` and `keepSession` are given). */
 const heldSessions = new WeakMap<Response, HeldSession>();
+
+function holdSession(res: Response): HeldSession {
+  const held: HeldSession = { replaces: [], stored: false };
+  heldSessions.set(res, held);
+  return held;
+}
+
+/** The context of each request served by ltijs's routes, by its response (what ltijs's failure callbacks are given). */
+const trackedContexts = new WeakMap<Response, RequestContext>();
 
 function framedBy(req: Request): boolean | undefined {
   const destination = req.get('sec-fetch-dest');
@@ -179,36 +188,58 @@ function storageTargetOf(req: Request): string | undefined {
   return isStorageTarget(target) ? target : undefined;
 }
 
-/** Notes a database outage on the current request, so that ltijs's answer to it becomes the tool's 503. */
-function noteOutage(error: unknown): unknown {
-  const context = requestContext.getStore();
+/** A database outage met while serving a request: ltijs's answer to it becomes the tool's 503. */
+function noteOutage(context: RequestContext | undefined, error: unknown): void {
   if (context && error instanceof DatabaseUnavailableError) context.failure ??= error;
-  return error;
 }
 
-/** The database as ltijs and the login checks use it: an outage is also noted on the current request. */
-function noteOutages(db: Database): Database {
-  const note = noteOutage;
-  const queryable = (target: Queryable): Queryable => ({
-    async query<Row>(sql: string, params?: readonly unknown[]) {
-      try {
-        return await target.query<Row>(sql, params);
-      } catch (error) {
-        throw note(error);
-      }
-    },
+/*
+ * The context of each request ltijs's own routes serve, for the functions ltijs calls back without the request:
+ * an id_token POST's by its id_token (ltijs's token validation is given the token), a login's by the state ltijs
+ * draws for it (its login request builder is given the state, right after ltijs sets the state cookie). The
+ * callback takes its entry; an entry never taken goes when the response ends. Request context is passed
+ * explicitly rather than through AsyncLocalStorage, which on Node 20 costs every promise of the process an
+ * async hook.
+ */
+const launchContexts = new Map<string, RequestContext[]>();
+const loginContexts = new Map<string, RequestContext>();
+
+function awaitLaunch(idToken: string, context: RequestContext, res: Response): void {
+  const waiting = launchContexts.get(idToken);
+  if (waiting) waiting.push(context);
+  else launchContexts.set(idToken, [context]);
+  res.once('close', () => takeLaunchContext(idToken, context));
+}
+
+/** The context of the oldest request waiting to validate `idToken` (or `context`'s own entry), removed. */
+function takeLaunchContext(idToken: string, context?: RequestContext): RequestContext | undefined {
+  const waiting = launchContexts.get(idToken);
+  if (!waiting) return undefined;
+  const index = context ? waiting.indexOf(context) : 0;
+  const [taken] = index < 0 ? [] : waiting.splice(index, 1);
+  if (waiting.length === 0) launchContexts.delete(idToken);
+  return taken;
+}
+
+function awaitLogin(state: string, context: RequestContext, res?: Response): void {
+  loginContexts.set(state, context);
+  res?.once('close', () => {
+    if (loginContexts.get(state) === context) loginContexts.delete(state);
   });
-  return {
-    kind: db.kind,
-    ...queryable(db),
-    transaction: (work) => db.transaction((tx) => work(queryable(tx))).catch((error: unknown) => Promise.reject(note(error))),
-    ping: () => db.ping().catch((error: unknown) => Promise.reject(note(error))),
-    close: () => db.close(),
-    listen: (channel, handlers) => db.listen(channel, handlers),
-  };
 }
 
-const requestContext = new AsyncLocalStorage<RequestContext>();
+/** How many requests' contexts wait for an ltijs callback (tests: none is left behind once the answers are sent). */
+export function waitingRequestContexts(): { launches: number; logins: number } {
+  let launches = 0;
+  for (const waiting of launchContexts.values()) launches += waiting.length;
+  return { launches, logins: loginContexts.size };
+}
+
+function takeLoginContext(state: string): RequestContext | undefined {
+  const context = loginContexts.get(state);
+  loginContexts.delete(state);
+  return context;
+}
 
 let provider: LtijsProvider | undefined;
 let activeValidator: TokenValidator | undefined;
@@ -226,6 +257,7 @@ async function validateForSession(idToken: string, context: RequestContext | und
     return { ...withoutPersonalClaims(validated.payload), clientId: validated.clientId, platformId: validated.platformId };
   } catch (error) {
     if (context && error instanceof LtiRefusal) context.refusal = error;
+    noteOutage(context, error);
     throw error;
   }
 }
@@ -238,12 +270,12 @@ async function validateForSession(idToken: string, context: RequestContext | und
 function patchLtijsOnce(): void {
   if (provider) return;
   importSecretKeysOnce();
-  replaceTokenValidation((idToken, _devMode, validationParameters) => validateForSession(idToken, requestContext.getStore(), validationParameters.iss));
+  replaceTokenValidation((idToken, _devMode, validationParameters) => validateForSession(idToken, takeLaunchContext(idToken), validationParameters.iss));
   wrapLoginRequest((buildLogin) => async (request, platform, state) => {
+    const context = takeLoginContext(state);
     // ltijs draws the nonce from Math.random: replace it with one from the system's secure generator.
     const nonce = secureRandomBytes(24).toString('base64url');
     const query: Record<string, string> = { ...(await buildLogin(request, platform, state)), nonce };
-    const context = requestContext.getStore();
     if (!activeLoginStates) throw new Error('LTI login state store not initialised');
     const { store: loginStates, maxPending } = activeLoginStates;
     const bound = await loginStates.bind({
@@ -254,6 +286,9 @@ function patchLtijsOnce(): void {
       framed: context?.framed,
       storageTarget: context?.storageTarget,
       ltijsState: context?.ltijsState,
+    }).catch((error: unknown) => {
+      noteOutage(context, error);
+      throw error;
     });
     if (bound === 'full') {
       const error = new LoginCapacityError(maxPending);
@@ -268,7 +303,7 @@ function patchLtijsOnce(): void {
 export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiAdapter> {
   patchLtijsOnce();
   const lti = provider as LtijsProvider;
-  const db = noteOutages(options.db);
+  const db = options.db;
   const maxPendingLogins = options.maxPendingLogins ?? DEFAULT_MAX_PENDING_LOGINS;
   const loginStates = createLoginStateStore(db, { maxPending: maxPendingLogins, pendingWindowSeconds: LOGIN_MAX_AGE_SECONDS });
   const deployments = createDeploymentStore(db);
@@ -348,7 +383,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
         await keepSession(res);
         res.locals.retryFields = { ltik: ltikOf(res) };
       } catch (keepError) {
-        options.logger.warn({ err: keepError }, 'could not store the session of a failed launch: its error page offers no retry');
+        requestLogger(options.logger, req).warn({ err: keepError }, 'could not store the session of a failed launch: its error page offers no retry');
       }
       next(error);
     }
@@ -365,7 +400,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
   // Fails here, with a non-zero exit from the caller, rather than inside ltijs's deploy() which exits 0.
   await options.db.ping();
   await lti.deploy({ serverless: true, silent: true });
-  forwardRejections(lti.app, (error) => options.logger.error({ err: error }, 'ltijs failed after answering'));
+  forwardRejections(lti.app, (error, req) => requestLogger(options.logger, req).error({ err: error }, 'ltijs failed after answering'));
 
   const sessionRouter = express.Router();
   // A retryable failure of a session page offers "Try again" posting the session token again (error-handler.ts).
@@ -449,7 +484,7 @@ function directLaunchRoute(deps: {
   const clearStateCookie = ltijsCookieOptions(secure);
   const withCookieAttributes = cookieAttributes(secure, LOGIN_MAX_AGE_SECONDS);
 
-  async function openSession(req: Request, res: Response, next: NextFunction, context: RequestContext, idToken: string, state: string): Promise<void> {
+  async function openSession(req: Request, res: Response, next: NextFunction, context: RequestContext, held: HeldSession, idToken: string, state: string): Promise<void> {
     // Whether the launch is accepted or refused, the login is over: its state cookie and ltijs state document go.
     const endLogin = async () => {
       const saved = await store.Get(false, 'state', { state });
@@ -463,10 +498,10 @@ function directLaunchRoute(deps: {
       const valid = await validateForSession(idToken, context, typeof signed === 'string' ? signed : undefined);
       const saved = await endLogin();
       session = ltijsSessionOf(valid, state);
-      await store.Replace(false, 'idtoken', session.idtoken.query, session.idtoken.doc);
-      await store.Replace(false, 'contexttoken', session.contexttoken.query, session.contexttoken.doc);
+      held.replaces.push(store.heldReplace('idtoken', session.idtoken.query, session.idtoken.doc), store.heldReplace('contexttoken', session.contexttoken.query, session.contexttoken.doc));
       res.locals.query = (saved && (saved[0] as { query?: unknown } | undefined)?.query) || {};
     } catch (error) {
+      noteOutage(context, error);
       await endLogin();
       answerFailedSession(context, error instanceof Error ? error.message : undefined, 'invalid_token', (refusal) => deps.refuse(req, res, refusal, 401), next);
       return;
@@ -486,12 +521,11 @@ function directLaunchRoute(deps: {
       next();
       return;
     }
-    const context = requestContextOf(req, res, deps.publicUrl.origin);
-    withCookieAttributes(req, res, () =>
-      requestContext.run(context, () => {
-        openSession(req, res, next, context, idToken, state).catch(next);
-      }),
-    );
+    const context = requestContextOf(req, deps.publicUrl.origin);
+    const held = holdSession(res);
+    withCookieAttributes(req, res, () => {
+      openSession(req, res, next, context, held, idToken, state).catch(next);
+    });
   };
   return [cookieParser(encryptionKey), answer];
 }
@@ -510,7 +544,7 @@ function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, '
   const stateCookie: CookieOptions = { ...ltijsCookieOptions(secure), maxAge: LOGIN_MAX_AGE_SECONDS * 1000 };
   const withCookieAttributes = cookieAttributes(secure, LOGIN_MAX_AGE_SECONDS);
 
-  async function redirectToPlatform(res: Response, next: NextFunction, params: Record<string, string | undefined>, iss: string, clientId: string): Promise<void> {
+  async function redirectToPlatform(res: Response, next: NextFunction, context: RequestContext, params: Record<string, string | undefined>, iss: string, clientId: string): Promise<void> {
     const platform = await lti.getPlatform(iss, clientId);
     if (!platform || !(await platform.platformActive())) {
       next();
@@ -518,6 +552,7 @@ function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, '
     }
     const state = encodeURIComponent(secureRandomBytes(25).toString('hex'));
     res.cookie(`state${state}`, iss, stateCookie);
+    awaitLogin(state, context);
     const query = await ltijsLoginRequest(params, platform, state);
     res.redirect(formatUrl({ pathname: await platform.platformAuthEndpoint(), query }));
   }
@@ -531,13 +566,11 @@ function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, '
       next();
       return;
     }
-    const context = requestContextOf(req, res, options.publicUrl.origin);
-    withCookieAttributes(req, res, () =>
-      requestContext.run(context, () => {
-        // ltijs's builder is given what ltijs's route gives it: every parameter of the query and the form.
-        redirectToPlatform(res, next, params as Record<string, string | undefined>, iss, clientId).catch((error: unknown) => options.fail(context.failure ?? error, req, res));
-      }),
-    );
+    const context = requestContextOf(req, options.publicUrl.origin);
+    withCookieAttributes(req, res, () => {
+      // ltijs's builder is given what ltijs's route gives it: every parameter of the query and the form.
+      redirectToPlatform(res, next, context, params as Record<string, string | undefined>, iss, clientId).catch((error: unknown) => options.fail(context.failure ?? error, req, res));
+    });
   };
   return [cookieParser(options.encryptionKey), answer];
 }
@@ -629,12 +662,9 @@ function createStore(db: Database, options: Pick<LtiAdapterOptions, 'olderEncryp
   const store = new LtijsStore(db, {
     olderKeys: options.olderEncryptionKeys,
     cacheSeconds: PLATFORM_CACHE_SECONDS,
-    holdKeyedReplaces: () => requestContext.getStore()?.session?.replaces,
     // ltijs looks up a `state` document in every launch; most logins never had one (see ltijsStateOf).
     knownAbsent: (collection, query) => collection === 'state' && typeof query?.state === 'string' && loginStates.hasNoLtijsState(query.state),
   });
-  // A read shared by concurrent requests fails in each of them: each notes the outage in its own context.
-  reportStoreFailures(store, noteOutage);
   return tolerateStateDeleteFailures(store, (error) => options.logger.warn({ err: error }, 'could not delete a used ltijs state document'));
 }
 
@@ -655,8 +685,8 @@ function ltijsStateOf(req: Request): boolean | undefined {
   return target.includes('?');
 }
 
-/** A request's state, framing and storage target for the patched ltijs functions; an id_token POST's session held. */
-function requestContextOf(req: Request, res: Response, toolOrigin: string): RequestContext {
+/** A request's state, framing and storage target for the patched ltijs functions. */
+function requestContextOf(req: Request, toolOrigin: string): RequestContext {
   const body = req.body as Record<string, unknown> | undefined;
   const context: RequestContext = {
     state: typeof body?.state === 'string' ? body.state : undefined,
@@ -666,21 +696,35 @@ function requestContextOf(req: Request, res: Response, toolOrigin: string): Requ
   };
   const ltijsState = ltijsStateOf(req);
   if (ltijsState !== undefined) context.ltijsState = ltijsState;
-  if (typeof body?.id_token === 'string') {
-    context.session = { replaces: [], stored: false };
-    heldSessions.set(res, context.session);
-  }
   return context;
 }
 
-/** Notes each request's state, framing and storage target for the patched ltijs functions, and replaces ltijs's raw error answers. */
+/**
+ * Notes each request's state, framing and storage target where the patched ltijs functions find them (an
+ * id_token POST's by its token, a login's by its state once ltijs sets the state cookie), holds an id_token
+ * POST's session, and replaces ltijs's raw error answers.
+ */
 function trackRequest(options: Pick<LtiAdapterOptions, 'fail'>, toolOrigin: string) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const context = requestContextOf(req, res, toolOrigin);
+    const context = requestContextOf(req, toolOrigin);
+    trackedContexts.set(res, context);
+    const idToken = (req.body as Record<string, unknown> | undefined)?.id_token;
+    if (typeof idToken === 'string') {
+      holdSession(res);
+      awaitLaunch(idToken, context, res);
+    }
+    if (context.ltijsState !== undefined) {
+      onStateCookie(res, (state) => awaitLogin(state, context, res));
+    }
     // ltijs's raw error answers (they name the database, host and port) become the tool's own error response.
-    replaceLtijsErrorAnswers(res, (message) => options.fail(context.failure ?? new Error(`ltijs: ${message}`), req, res));
-    requestContext.run(context, next);
+    replaceLtijsErrorAnswers(res, (message) => options.fail(context.failure ?? ltijsFailure(message), req, res));
+    next();
   };
+}
+
+/** ltijs keeps only the message of an error it catches: a database outage is recognised by it. */
+function ltijsFailure(message: string): Error {
+  return isOutageMessage(message) ? new DatabaseUnavailableError(message) : new Error(`ltijs: ${message}`);
 }
 
 /**
@@ -688,8 +732,9 @@ function trackRequest(options: Pick<LtiAdapterOptions, 'fail'>, toolOrigin: stri
  * to the error handler (503), else the refusal the validation gave, else one read from ltijs's message.
  */
 function answerFailedSession(context: RequestContext | undefined, message: string | undefined, fallback: LtiRefusalCode, refuse: (refusal: LtiRefusal) => void, next: NextFunction): void {
-  if (context?.failure) {
-    next(context.failure);
+  const failure = context?.failure ?? (message !== undefined && isOutageMessage(message) ? new DatabaseUnavailableError(message) : undefined);
+  if (failure) {
+    next(failure);
     return;
   }
   refuse(context?.refusal ?? new LtiRefusal(message ? refusalFromLtijsMessage(message) : fallback, message ?? fallback));
@@ -699,7 +744,7 @@ function answerFailedSession(context: RequestContext | undefined, message: strin
 function handleLtijsRefusals(lti: LtijsProvider, refuse: LtiHandlers['refuse']): void {
   const refuseFromLtijs = (status: number, fallback: LtiRefusalCode) => (req: Request, res: Response, next: NextFunction) => {
     const details = (res.locals.err as { details?: { message?: string } } | undefined)?.details;
-    answerFailedSession(requestContext.getStore(), details?.message, fallback, (refusal) => refuse(req, res, refusal, status), next);
+    answerFailedSession(trackedContexts.get(res), details?.message, fallback, (refusal) => refuse(req, res, refusal, status), next);
   };
   lti.onInvalidToken(refuseFromLtijs(401, 'invalid_token'));
   lti.onSessionTimeout(refuseFromLtijs(401, 'session_expired'));

@@ -1,6 +1,7 @@
 import { translatorOf } from '../i18n/middleware.js';
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { requestLogger } from '../http/request-id.js';
 import type { Logger } from '../logger.js';
 import { createGuardedHttp } from '../net/guarded-http.js';
 import { MAX_REGISTRATION_ANSWER_BYTES, RegistrationError, registerWithPlatform, type ToolDescription } from './dynamic-registration.js';
@@ -74,7 +75,7 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
         return;
       }
       await options.adapter.platforms.register(platform);
-      options.logger.info(
+      requestLogger(options.logger, req).info(
         { issuer: platform.issuer, clientId: platform.clientId, deploymentIds: platform.deploymentIds, productFamily },
         'platform registered through dynamic registration',
       );
@@ -88,7 +89,7 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
       if (error instanceof RegistrationError) {
         const reference = randomUUID().slice(0, 8);
         const attemptsLeft = await options.registrationLinks.recordFailure(link);
-        options.logger.warn({ reference, detail: error.detail, attemptsLeft }, 'dynamic registration refused');
+        requestLogger(options.logger, req).warn({ reference, detail: error.detail, attemptsLeft }, 'dynamic registration refused');
         fail(400, t('registration:failed', { detail: error.words(translatorOf(req, res)), attemptsLeft: Math.max(attemptsLeft, 0), reference }));
         return;
       }

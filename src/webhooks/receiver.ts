@@ -40,9 +40,9 @@ export interface ReceiverDeps {
  * stored once (a unique constraint), however often and however concurrently it arrives.
  */
 export function createReceiver(deps: ReceiverDeps) {
-  async function refuse(subscriptionId: string, status: 400 | 401, reason: string): Promise<ReceiveOutcome> {
-    await deps.store.noteFailure(subscriptionId, reason).catch((error: unknown) => deps.logger.warn({ err: error }, 'could not count a refused webhook delivery'));
-    deps.logger.warn({ subscriptionId, status, reason }, 'webhook delivery refused');
+  async function refuse(subscriptionId: string, status: 400 | 401, reason: string, logger: Logger): Promise<ReceiveOutcome> {
+    await deps.store.noteFailure(subscriptionId, reason).catch((error: unknown) => logger.warn({ err: error }, 'could not count a refused webhook delivery'));
+    logger.warn({ subscriptionId, status, reason }, 'webhook delivery refused');
     return { status, reason };
   }
 
@@ -63,7 +63,8 @@ export function createReceiver(deps: ReceiverDeps) {
   }
 
   return {
-    async receive(subscriptionId: string, raw: Buffer): Promise<ReceiveOutcome> {
+    /** `logger`: the log of the request that brought the delivery (default: the receiver's logger). */
+    async receive(subscriptionId: string, raw: Buffer, logger: Logger = deps.logger): Promise<ReceiveOutcome> {
       if (!SUBSCRIPTION_ID_PATTERN.test(subscriptionId)) return { status: 401, reason: 'unknown subscription' };
       const subscription = await deps.store.findActive(subscriptionId);
       if (!subscription) return { status: 401, reason: 'unknown subscription' };
@@ -72,19 +73,19 @@ export function createReceiver(deps: ReceiverDeps) {
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {
-        return refuse(subscription.id, 400, 'body is not JSON');
+        return refuse(subscription.id, 400, 'body is not JSON', logger);
       }
       const members = isRecord(body) ? topLevelMembers(raw) : undefined;
-      if (!isRecord(body) || !members) return refuse(subscription.id, 400, 'body is not a JSON object');
+      if (!isRecord(body) || !members) return refuse(subscription.id, 400, 'body is not a JSON object', logger);
       const duplicated = AUTH_MEMBERS.find((name) => members.filter((m) => m.key === name).length > 1);
-      if (duplicated) return refuse(subscription.id, 400, `member "${duplicated}" appears more than once`);
+      if (duplicated) return refuse(subscription.id, 400, `member "${duplicated}" appears more than once`, logger);
       const dataMember = members.find((m) => m.key === 'data');
       const rawData = dataMember ? raw.subarray(dataMember.start, dataMember.end) : undefined;
 
       const verifiedBy = await authenticate(subscription.accountRef, subscription.keySha256, body, rawData);
       if (!verifiedBy) {
         const reason = typeof body.api_key === 'string' ? 'wrong api_key and no valid signature' : typeof body.signature === 'string' ? 'signature does not verify' : 'neither api_key nor signature';
-        return refuse(subscription.id, 401, reason);
+        return refuse(subscription.id, 401, reason, logger);
       }
 
       const result = readSuspicionResult(body.data, subscription.version);
@@ -113,7 +114,7 @@ export function createReceiver(deps: ReceiverDeps) {
         result,
         match: matched.match,
       });
-      deps.logger.info(
+      logger.info(
         { subscriptionId: subscription.id, deliveryId: stored.id, duplicate: !stored.stored, verifiedBy, matchedBy: matched.match?.by ?? null, problems: result.problems.length },
         stored.stored ? 'webhook delivery stored' : 'webhook delivery already stored',
       );

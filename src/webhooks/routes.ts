@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { requestLogger } from '../http/request-id.js';
 import type { Logger } from '../logger.js';
 import { countWebhookDelivery } from '../metrics.js';
 import type { Receiver } from './receiver.js';
@@ -19,7 +20,7 @@ export function createWebhookRoutes(deps: { receiver: Receiver; noteFailure(subs
     express.raw({ type: () => true, limit: MAX_DELIVERY_BYTES, inflate: true }),
     async (req: Request, res: Response) => {
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const outcome = await deps.receiver.receive(String(req.params.subscriptionId), body);
+      const outcome = await deps.receiver.receive(String(req.params.subscriptionId), body, requestLogger(deps.logger, req));
       res.set('Cache-Control', 'no-store');
       countWebhookDelivery(outcome.status === 200 ? (outcome.body.status === 'stored' ? 'accepted' : 'duplicate') : outcome.status === 401 ? 'unauthorized' : 'invalid');
       if (outcome.status === 200) res.status(200).json(outcome.body);
@@ -33,7 +34,7 @@ export function createWebhookRoutes(deps: { receiver: Receiver; noteFailure(subs
       }
       const status = type === 'entity.too.large' ? 413 : 400;
       countWebhookDelivery(status === 413 ? 'too_large' : 'invalid');
-      deps.logger.warn({ status, type }, 'webhook delivery refused before reading it');
+      requestLogger(deps.logger, req).warn({ status, type }, 'webhook delivery refused before reading it');
       if (type === 'entity.too.large') {
         // Counted only on a real subscription; the reason names the limit, never the content.
         await deps.noteFailure(String(req.params.subscriptionId), `body larger than ${MAX_DELIVERY_BYTES} bytes`).catch(() => undefined);

@@ -4,6 +4,7 @@ import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import supertest from 'supertest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { authorize, followSessionContinue, type Authorized } from '../helpers/lti-flow.js';
+import { waitingRequestContexts } from '../../src/lti/provider.js';
 import type { LoginInput } from '../../src/sandbox/demo-lms/index.js';
 
 /**
@@ -103,11 +104,11 @@ describe('logins and resource-link launches answered by the tool, as ltijs would
     assert.deepEqual({ ...direct, embedderPolicy: undefined }, { ...throughLtijs, embedderPolicy: undefined });
   });
 
-  it('a student redirected to the proctoring service stores no session on either path', async () => {
+  it("a student redirected to the proctoring service stores no session on the tool's path; ltijs's path stores it as ltijs does", async () => {
     for (const path of PATHS) {
       const launched = await launchDown(path, { user: 'student', flavor: 'moodle', presentation: 'window' });
       assert.equal(launched.posted.status, 302, `${path}: ${launched.posted.text.slice(0, 300)}`);
-      assert.deepEqual(launched.documents, {}, path);
+      assert.deepEqual(Object.keys(launched.documents), path === 'tool' ? [] : ['contexttoken', 'idtoken'], path);
     }
   });
 
@@ -167,5 +168,52 @@ describe('logins and resource-link launches answered by the tool, as ltijs would
     }
     assert.deepEqual(answers[0], answers[1]);
     assert.equal(answers[0]![0], 401);
+  });
+
+  it("concurrent logins and launches down ltijs's routes each keep their own request's context, and none is left behind", async () => {
+    const count = 8;
+    // A target link URI with a query string sends the login to ltijs's route (ltijs keeps that query).
+    const logins = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        authorize(app, { user: 'student', flavor: 'moodle', presentation: i % 2 ? 'iframe' : 'window' }, undefined, (params) => {
+          params.target_link_uri = `${params.target_link_uri}?round=${i}`;
+        }),
+      ),
+    );
+    const bound = await app.db.query<{ state: string; ltijs_state: boolean | null }>(
+      `SELECT state, ltijs_state FROM lti_login_states WHERE state = ANY($1::text[])`,
+      [logins.map((auth) => auth.state)],
+    );
+    assert.equal(bound.rows.length, count);
+    assert.ok(bound.rows.every((row) => row.ltijs_state === true), "each login was bound with its own request's context (ltijs keeps a state document)");
+
+    // Every other launch carries a nonce the tool never issued: each answer must be its own token's.
+    const answers = await Promise.all(
+      logins.map(async (auth, i) => {
+        const idToken = i % 2 ? await app.tool.sandbox!.demoLms.signIdToken({ ...auth.claims, nonce: `never-issued-${i}` }) : auth.idToken;
+        return post(auth, idToken, 'ltijs');
+      }),
+    );
+    answers.forEach((response, i) => {
+      if (i % 2) {
+        assert.equal(response.status, 401, `launch ${i}`);
+        assert.match(response.text, /already used or was not requested/, `launch ${i}`);
+      } else {
+        assert.equal(response.status, 302, `launch ${i}: ${response.text.slice(0, 300)}`);
+      }
+    });
+    assert.deepEqual(waitingRequestContexts(), { launches: 0, logins: 0 });
+
+    // A request ltijs answers before any callback (a login from an unregistered platform) leaves nothing either.
+    const unregistered = await supertest(app.baseUrl)
+      .post('/lti/login')
+      .type('form')
+      .send({ iss: 'https://unknown.example', client_id: 'x', login_hint: 'u', target_link_uri: `${app.baseUrl}/lti/launch?x=1` });
+    assert.equal(unregistered.status, 400);
+    // Nor does an id_token posted where ltijs never validates one (its key set route).
+    const elsewhere = await supertest(app.baseUrl).post('/lti/keys').type('form').send({ id_token: logins[0]!.idToken, state: logins[0]!.state });
+    assert.ok(elsewhere.status >= 200, String(elsewhere.status));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(waitingRequestContexts(), { launches: 0, logins: 0 });
   });
 });

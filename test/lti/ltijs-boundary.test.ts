@@ -4,11 +4,7 @@ import { join, relative, sep } from 'node:path';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import type { Response } from 'express';
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { reportStoreFailures, replaceLtijsErrorAnswers, tolerateStateDeleteFailures } from '../../src/lti/ltijs-boundary.js';
-import { LtijsStore } from '../../src/lti/store/ltijs-store.js';
-import { DatabaseUnavailableError } from '../../src/db/errors.js';
-import type { Database } from '../../src/db/types.js';
+import { onStateCookie, replaceLtijsErrorAnswers, tolerateStateDeleteFailures } from '../../src/lti/ltijs-boundary.js';
 
 const require = createRequire(import.meta.url);
 
@@ -75,6 +71,12 @@ describe('ltijs private surface the adapter relies on', () => {
     assert.match(dist('Provider/Provider.js'), /const Request = require\('\.\.\/Utils\/Request'\)/);
     assert.match(dist('Provider/Provider.js'), /await Request\.ltiAdvantageLogin\(params, platform, state\)/);
     assert.match(dist('Utils/Request.js'), /nonce:/, 'ltijs still draws its own nonce, which the wrapper replaces');
+    // The wrapper finds its login's context by the state of the cookie set just before (onStateCookie).
+    assert.match(dist('Provider/Provider.js'), /res\.cookie\('state' \+ state, iss, cookieOptions\);\s*(?:\/\/[^\n]*\s*)*const query = await Request\.ltiAdvantageLogin\(params, platform, state\)/);
+  });
+
+  it('the launch route gives the token validation the id_token of the body, by which the validator finds its request', () => {
+    assert.match(dist('Provider/Provider.js'), /const idtoken = req\.body\.id_token;[\s\S]{0,600}await Auth\.validateToken\(idtoken,/);
   });
 
   it("ltijs's app is express 4, whose router stack the rejection guard wraps", () => {
@@ -141,6 +143,20 @@ describe('the patches of ltijs responses and store', () => {
     assert.equal(ok.sent.length + refused.sent.length + plain.sent.length, 3);
   });
 
+  it('names the state of every login state cookie set on a response, and sets each cookie unchanged', () => {
+    const set: unknown[][] = [];
+    const res = { cookie: (...args: unknown[]) => (set.push(args), res) };
+    const states: string[] = [];
+    onStateCookie(res as unknown as Response, (state) => states.push(state));
+    const options = { httpOnly: true, signed: true };
+    res.cookie('state8f3a%20b', 'https://lms.example', options);
+    res.cookie('state8f3a%20b', '', options); // cleared
+    res.cookie('ltiaas', 'x', options);
+    res.cookie('state', 'y', options);
+    assert.deepEqual(states, ['8f3a%20b']);
+    assert.deepEqual(set, [['state8f3a%20b', 'https://lms.example', options], ['state8f3a%20b', '', options], ['ltiaas', 'x', options], ['state', 'y', options]]);
+  });
+
   it("swallows and reports a failed delete of a 'state' document only; other collections still reject", async () => {
     const failure = new Error('database down');
     const store = {
@@ -154,35 +170,5 @@ describe('the patches of ltijs responses and store', () => {
     assert.deepEqual(reported, [failure]);
     await assert.rejects(tolerant.Delete('platform', { platformUrl: 'x' }), failure);
     assert.equal(reported.length, 1);
-  });
-
-  it('a store read shared by concurrent requests that fails is reported in the context of every request that awaited it', async () => {
-    let release: (() => void) | undefined;
-    let queries = 0;
-    const outage = new DatabaseUnavailableError('database unavailable (ECONNREFUSED)');
-    const failing = {
-      kind: 'postgres',
-      async query(sql: string) {
-        if (!sql.startsWith('SELECT doc')) return { rows: [], rowCount: 0 };
-        queries += 1;
-        await new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        throw outage;
-      },
-    } as unknown as Database;
-    const store = new LtijsStore(failing, { cacheSeconds: 5 });
-    await store.setup();
-    const requests = new AsyncLocalStorage<{ name: string; failures: unknown[] }>();
-    reportStoreFailures(store, (error) => requests.getStore()?.failures.push(error));
-    const contexts = [{ name: 'a', failures: [] as unknown[] }, { name: 'b', failures: [] as unknown[] }];
-    // Both look the same platform up at once (as two logins of a class-start burst do): one query serves both.
-    const reads = contexts.map((context) => requests.run(context, () => store.Get(false, 'platform', { platformUrl: 'https://lms.example', clientId: 'c' }).catch((error: unknown) => error)));
-    for (let i = 0; i < 1000 && !release; i++) await new Promise((resolve) => setImmediate(resolve));
-    assert.ok(release, 'the store queried the database');
-    release();
-    assert.deepEqual(await Promise.all(reads), [outage, outage]);
-    assert.equal(queries, 1, 'the read was shared');
-    assert.deepEqual(contexts.map((c) => c.failures), [[outage], [outage]], 'each request heard of the outage in its own context');
   });
 });

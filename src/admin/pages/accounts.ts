@@ -137,7 +137,7 @@ export const accountsPage = adminPage(
         const result = await context.accountClients.testConnection(accountId);
         test = { ...result, message: result.words(translatorOf(req, res)) };
       } catch (error) {
-        context.logger.warn({ err: error, accountId }, 'proctoring connection test could not run');
+        context.loggerOf(req).warn({ err: error, accountId }, 'proctoring connection test could not run');
         const words = wording('admin:accounts.edit.testNotRun', { reason: error instanceof Error ? error.message : String(error) });
         test = { ok: false, accountId, baseUrl: account?.baseUrl ?? '', code: 'not_run', message: words(translatorOf(req, res)), words };
       }

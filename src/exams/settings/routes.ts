@@ -7,6 +7,8 @@ import { AppError, ForbiddenError, NotFoundError } from '../../http/errors.js';
 import { wording } from '../../i18n/index.js';
 import { roleRefusalWording } from '../../lti/role-words.js';
 import type { Csrf } from '../../http/csrf.js';
+import { requestLogger } from '../../http/request-id.js';
+import type { Logger } from '../../logger.js';
 import { POST_MESSAGE_NOTIFICATION } from '../../proctoring/contract.js';
 import { checkExamPages } from '../../proctoring/page-check.js';
 import { isExamOfCourse, isSetUp, type Exam } from '../store.js';
@@ -52,6 +54,8 @@ export interface SettingsRoutesDeps {
   names?: CourseNamesSource;
   /** The exam's accommodations: a save says how many no longer fit the new settings. */
   accommodations?: Pick<AccommodationStore, 'list'>;
+  /** Reading the course's names may log: in each request's own log (`requestLogger`). */
+  logger: Logger;
 }
 
 /** The settings page's helpers (exam-page presets and checks) are for those who may edit settings. */
@@ -124,9 +128,9 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
   const userIdOf = (launch: LtiLaunch) => deriveUserId(deps.pseudonymSecret, launch.issuer, launch.userSub);
 
   /** The recent changes in the reader's words, with names from the course roster where it is available. */
-  async function describedHistory(exam: Exam, me: string, i18n: PageI18n) {
+  async function describedHistory(req: Request, exam: Exam, me: string, i18n: PageI18n) {
     const entries = await deps.service.history(exam.id, HISTORY_SHOWN);
-    const names = deps.names && historyNeedsNames(entries, me) ? (await deps.names(exam)).names : undefined;
+    const names = deps.names && historyNeedsNames(entries, me) ? (await deps.names(exam, requestLogger(deps.logger, req))).names : undefined;
     return entries.map((entry) => describeEntry(entry, me, i18n, names));
   }
 
@@ -138,7 +142,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     const me = userIdOf(launch);
     const i18n = pageI18n(res.locals);
     const { t } = i18n;
-    const history = await describedHistory(exam, me, i18n);
+    const history = await describedHistory(req, exam, me, i18n);
     const base = req.baseUrl;
     const ltik = deps.lti.ltikOf(res);
     const lmsPresets = deps.lmsPresets.offered.map((preset) => ({ id: preset.id, ...lmsPresetText(t, preset), example: preset.example, limited: preset.limited }));
@@ -223,7 +227,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     }
     // The recent changes as the page shows them, so "Recent changes" is current right after a save.
     const me = userIdOf(launch);
-    const history = await describedHistory(exam, me, i18n);
+    const history = await describedHistory(req, exam, me, i18n);
     // Saving is never blocked by an accommodation; the instructor learns which ones need attention in the hub.
     const unfit = deps.accommodations ? (await deps.accommodations.list(exam.id)).filter((entry) => !applyOverride(result.settings, entry.override).ok).length : 0;
     res

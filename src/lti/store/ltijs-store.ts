@@ -60,18 +60,11 @@ export interface LtijsStoreOptions {
    * the CLI on PostgreSQL) as soon as its change notice arrives (db/change-notices.ts), or after at most this long.
    */
   cacheSeconds?: number;
-  /**
-   * Where the current request holds its idtoken and contexttoken replaces instead of writing them at once, or
-   * undefined to write them at once. A launch answered without a session that anything posts back (a redirect to
-   * the proctoring service) never needs them; one that needs them writes both in one statement
-   * (`writeHeldReplaces`) before its answer leaves.
-   */
-  holdKeyedReplaces?: () => HeldReplace[] | undefined;
   /** True for a query known to match no document without asking the database (its Get answers `false`). */
   knownAbsent?: (collection: LtijsCollection, query: LtijsDocument | undefined) => boolean;
 }
 
-/** An idtoken or contexttoken replace held for the current request (see LtijsStoreOptions.holdKeyedReplaces). */
+/** An idtoken or contexttoken replace prepared but not yet written (`heldReplace`, `writeHeldReplaces`). */
 export interface HeldReplace {
   collection: LtijsCollection;
   query: LtijsDocument;
@@ -101,7 +94,6 @@ export class LtijsStore {
   readonly #ttl: Partial<Record<LtijsCollection, number>>;
   readonly #olderKeys: readonly string[];
   readonly #cacheMs: number;
-  readonly #held: (() => HeldReplace[] | undefined) | undefined;
   readonly #knownAbsent: LtijsStoreOptions['knownAbsent'];
   /** Per cached collection: the rows each query read, and when they stop being reused. */
   readonly #reads = new Map<LtijsCollection, Map<string, { rows: Promise<StoredRow[]>; until: number; generation: number }>>();
@@ -112,7 +104,6 @@ export class LtijsStore {
     this.#ttl = { ...LTIJS_TTL_SECONDS, ...options.ttlSeconds };
     this.#olderKeys = options.olderKeys ?? [];
     this.#cacheMs = Math.max(0, (options.cacheSeconds ?? 0) * 1000);
-    this.#held = options.holdKeyedReplaces;
     this.#knownAbsent = options.knownAbsent;
   }
 
@@ -175,8 +166,7 @@ export class LtijsStore {
    * Upsert: the first document matching `query` becomes `item` (or is created), atomically: concurrent launches
    * of one user all replace the same idtoken and contexttoken rows and none fails or leaves a duplicate
    * (ltijs-sequelize's unguarded delete-then-insert lost a third of them). idtoken and contexttoken, written by
-   * launches: one INSERT … ON CONFLICT on the query's key, possibly held and written later with others
-   * (`holdKeyedReplaces`); the other collections: one transaction serialised
+   * launches: one INSERT … ON CONFLICT on the query's key (`writeHeldReplaces`); the other collections: one transaction serialised
    * by an advisory lock on (collection, query). The query's own fields are kept in the row so the next Replace
    * finds it again.
    */
@@ -191,10 +181,7 @@ export class LtijsStore {
       const doc = { ...scalarFields(query), ...(await this.#stored(ENCRYPTIONKEY, item, index)) };
       const ttl = this.#ttl[name] ?? null;
       if (KEYED_COLLECTIONS.has(name)) {
-        const replace: HeldReplace = { collection: name, query: query ?? {}, doc, ttl };
-        const held = this.#held?.();
-        if (held) held.push(replace);
-        else await this.writeHeldReplaces([replace]);
+        await this.writeHeldReplaces([{ collection: name, query: query ?? {}, doc, ttl }]);
         return;
       }
       await this.#db.transaction(async (tx) => {
@@ -220,6 +207,16 @@ export class LtijsStore {
         );
       });
     });
+  }
+
+  /**
+   * An unencrypted idtoken or contexttoken `Replace`, prepared and not written: the tool's launch route holds its
+   * session's two until the answer needs them (a launch answered with a redirect never writes them), then
+   * writes both in one statement (`writeHeldReplaces`).
+   */
+  heldReplace(collection: 'idtoken' | 'contexttoken', query: LtijsDocument, item: LtijsDocument): HeldReplace {
+    this.#checkDeployed();
+    return { collection, query, doc: { ...scalarFields(query), ...item }, ttl: this.#ttl[collection] ?? null };
   }
 
   /**
