@@ -10,12 +10,19 @@ import { authorize, postIdToken } from '../helpers/lti-flow.js';
 
 const entered: string[] = [];
 const { run, enterWith } = AsyncLocalStorage.prototype;
+// Node 24's run() enters and leaves through enterWith: only the outermost call is recorded.
+let inside = 0;
 AsyncLocalStorage.prototype.run = function (this: AsyncLocalStorage<unknown>, ...args: Parameters<typeof run>) {
-  entered.push(new Error('AsyncLocalStorage.run').stack ?? 'run');
-  return run.apply(this, args);
+  if (inside === 0) entered.push(new Error('AsyncLocalStorage.run').stack ?? 'run');
+  inside += 1;
+  try {
+    return run.apply(this, args);
+  } finally {
+    inside -= 1;
+  }
 } as typeof run;
 AsyncLocalStorage.prototype.enterWith = function (this: AsyncLocalStorage<unknown>, store: unknown) {
-  entered.push(new Error('AsyncLocalStorage.enterWith').stack ?? 'enterWith');
+  if (inside === 0) entered.push(new Error('AsyncLocalStorage.enterWith').stack ?? 'enterWith');
   enterWith.call(this, store);
 };
 
@@ -30,9 +37,13 @@ describe('request context without AsyncLocalStorage', () => {
     await app.close();
   });
 
-  it('the recorder sees a run (it can fail)', () => {
-    new AsyncLocalStorage<number>().run(1, () => undefined);
+  it('the recorder sees a run and an enterWith (it can fail)', () => {
+    const storage = new AsyncLocalStorage<number>();
+    storage.run(1, () => undefined);
     assert.equal(entered.length, 1);
+    storage.enterWith(2);
+    assert.equal(entered.length, 2);
+    storage.disable();
     entered.length = 0;
   });
 
