@@ -717,14 +717,14 @@ function trackRequest(options: Pick<LtiAdapterOptions, 'fail'>, toolOrigin: stri
       onStateCookie(res, (state) => awaitLogin(state, context, res));
     }
     // ltijs's raw error answers (they name the database, host and port) become the tool's own error response.
-    replaceLtijsErrorAnswers(res, (message) => options.fail(context.failure ?? ltijsFailure(message), req, res));
+    replaceLtijsErrorAnswers(res, (message) => options.fail(context.failure ?? outageFrom(message) ?? new Error(`ltijs: ${message}`), req, res));
     next();
   };
 }
 
 /** ltijs keeps only the message of an error it catches: a database outage is recognised by it. */
-function ltijsFailure(message: string): Error {
-  return isOutageMessage(message) ? new DatabaseUnavailableError(message) : new Error(`ltijs: ${message}`);
+function outageFrom(message: string | undefined): DatabaseUnavailableError | undefined {
+  return message !== undefined && isOutageMessage(message) ? new DatabaseUnavailableError(message) : undefined;
 }
 
 /**
