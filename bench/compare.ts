@@ -9,11 +9,14 @@
 // Under each run, how busy the machine was (/proc/stat) and the shares of its CPU capacity taken by the tool,
 // by the LMS and Launch API process, and by this process: at 100 % busy, every process waits for the others.
 // Usage: npm run bench:compare [-- --students 300 --concurrency 20 --rounds 3 --same-user 200
-//   --delay-ms 0 --warm-up 200 --profile <dir>]      (DATABASE_URL: the server to create the databases on)
+//   --delay-ms 0 --warm-up 200 --profile <dir> --against <checkout>]  (DATABASE_URL: the server to create the databases on)
+// --against runs this tool from another checkout (a git worktree of the commit to compare with, its
+// node_modules in place) where the bare tool would run: the same flow and figures, for measuring a change.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Agent } from 'undici';
@@ -32,6 +35,7 @@ const { values } = parseArgs({
     'delay-ms': { type: 'string', default: '0' },
     'warm-up': { type: 'string', default: '200' },
     profile: { type: 'string' },
+    against: { type: 'string' },
   },
 });
 const STUDENTS = Number(values.students);
@@ -56,7 +60,10 @@ const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:54
 
 type Name = 'tool' | 'bare';
 const NAMES: readonly Name[] = ['tool', 'bare'];
-const LABEL: Record<Name, string> = { tool: 'proctor-lti', bare: 'bare ltijs' };
+/** The other checkout that runs in the bare tool's place, if any. */
+const AGAINST = values.against === undefined ? undefined : resolve(values.against);
+if (AGAINST !== undefined && !existsSync(join(AGAINST, 'bench/compare/tool-server.ts'))) throw new Error(`--against: ${AGAINST} is not a checkout of this tool`);
+const LABEL: Record<Name, string> = { tool: 'proctor-lti', bare: AGAINST === undefined ? 'bare ltijs' : `vs ${basename(AGAINST)}`.slice(0, 12) };
 
 interface RunResult {
   ok: number;
@@ -146,43 +153,52 @@ async function main(): Promise<void> {
       PROCTORING_DELAY_MS: String(DELAY_MS),
       TOOLS: JSON.stringify({
         tool: { loginUrl: `${toolBase}/lti/login`, launchUrl: `${toolBase}/lti/launch`, jwksUrl: `${toolBase}/lti/keys` },
-        bare: { loginUrl: `${bareBase}/login`, launchUrl: `${bareBase}/`, jwksUrl: `${bareBase}/keys` },
+        bare:
+          AGAINST === undefined
+            ? { loginUrl: `${bareBase}/login`, launchUrl: `${bareBase}/`, jwksUrl: `${bareBase}/keys` }
+            : { loginUrl: `${bareBase}/lti/login`, launchUrl: `${bareBase}/lti/launch`, jwksUrl: `${bareBase}/lti/keys` },
       }),
     });
     children.push(upstream);
     upstreamPid = upstream.pid;
     const proctoring = `${upstreamBase}/proctoring`;
     const profileArgs = values.profile ? (mkdirSync(values.profile, { recursive: true }), ['--cpu-prof', '--cpu-prof-dir', values.profile]) : [];
-    const tool = await start('proctor-lti', [...profileArgs, '--import', 'tsx', 'bench/compare/tool-server.ts'], {
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'info',
-      PORT: String(ports.tool),
-      PUBLIC_URL: toolBase,
-      DATABASE_URL: databaseUrl(databases.tool),
-      ENCRYPTION_KEY: 'compare-bench-encryption-key-0123456789abcdef',
-      PROCTORING_BASE_URL: proctoring,
-      PROCTORING_REGION: SANDBOX_ACCOUNT.region,
-      PROCTORING_CONSUMER_KEY: SANDBOX_ACCOUNT.consumerKey,
-      PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
-      UPSTREAM_URL: upstreamBase,
-    });
+    const toolServer = (label: string, checkout: string, lms: Name, port: number, database: string, extraArgs: string[] = []) =>
+      start(label, [...extraArgs, '--import', 'tsx', join(checkout, 'bench/compare/tool-server.ts')], {
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'info',
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        DATABASE_URL: databaseUrl(database),
+        ENCRYPTION_KEY: 'compare-bench-encryption-key-0123456789abcdef',
+        PROCTORING_BASE_URL: proctoring,
+        PROCTORING_REGION: SANDBOX_ACCOUNT.region,
+        PROCTORING_CONSUMER_KEY: SANDBOX_ACCOUNT.consumerKey,
+        PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
+        UPSTREAM_URL: upstreamBase,
+        BENCH_LMS: lms,
+      });
+    const tool = await toolServer('proctor-lti', '.', 'tool', ports.tool, databases.tool, profileArgs);
     children.push(tool);
     const bareInfo = (await (await fetch(`${upstreamBase}/bench/info?lms=bare`)).json()) as UpstreamInfo;
-    const bare = await start('bare ltijs', ['bench/bare-ltijs/server.mjs'], {
-      PORT: String(ports.bare),
-      DATABASE_URL: databaseUrl(databases.bare),
-      LMS_ISSUER: bareInfo.registration.issuer,
-      LMS_CLIENT_ID: bareInfo.registration.clientId,
-      LMS_AUTH_URL: bareInfo.registration.authUrl,
-      LMS_TOKEN_URL: bareInfo.registration.tokenUrl,
-      LMS_JWKS_URL: bareInfo.registration.jwksUrl,
-      PROCTORING_BASE_URL: proctoring,
-      PROCTORING_CONSUMER_KEY: SANDBOX_ACCOUNT.consumerKey,
-      PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
-    });
+    const bare =
+      AGAINST === undefined
+        ? await start('bare ltijs', ['bench/bare-ltijs/server.mjs'], {
+            PORT: String(ports.bare),
+            DATABASE_URL: databaseUrl(databases.bare),
+            LMS_ISSUER: bareInfo.registration.issuer,
+            LMS_CLIENT_ID: bareInfo.registration.clientId,
+            LMS_AUTH_URL: bareInfo.registration.authUrl,
+            LMS_TOKEN_URL: bareInfo.registration.tokenUrl,
+            LMS_JWKS_URL: bareInfo.registration.jwksUrl,
+            PROCTORING_BASE_URL: proctoring,
+            PROCTORING_CONSUMER_KEY: SANDBOX_ACCOUNT.consumerKey,
+            PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
+          })
+        : await toolServer(LABEL.bare, AGAINST, 'bare', ports.bare, databases.bare);
     children.push(bare);
     const pids: Record<Name, number> = { tool: tool.pid!, bare: bare.pid! };
-    const toolRedirects: Record<Name, number> = { tool: 0, bare: 1 };
+    const toolRedirects: Record<Name, number> = { tool: 0, bare: AGAINST === undefined ? 1 : 0 };
     const learners: Record<Name, string[]> = {
       tool: ((await (await fetch(`${upstreamBase}/bench/info?lms=tool`)).json()) as UpstreamInfo).learners,
       bare: bareInfo.learners,
@@ -200,7 +216,7 @@ async function main(): Promise<void> {
     };
 
     console.log(
-      `Launch comparison: proctor-lti against bare ltijs, ${STUDENTS} distinct students per round at concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds, ` +
+      `Launch comparison: proctor-lti against ${AGAINST === undefined ? 'bare ltijs' : `proctor-lti from ${AGAINST}`}, ${STUDENTS} distinct students per round at concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds, ` +
         `Launch API delay ${DELAY_MS} ms; Node ${process.version}, ${cpus().length} CPUs, PostgreSQL; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
     );
     // Warm-up, not measured: each tool fetches the LMS's keys, opens its pool, and runs its code paths often
@@ -267,11 +283,12 @@ async function main(): Promise<void> {
       ['p99', t.p99 / b.p99, perRound((r) => percentile(r.times, 99)), TARGETS.p99, (v: number) => v <= TARGETS.p99, '≤'],
       ['CPU per launch', t.cpu / b.cpu, perRound((r) => r.cpuMs / Math.max(1, r.ok)), TARGETS.cpu, (v: number) => v <= TARGETS.cpu, '≤'],
     ] as const;
-    console.log('  proctor-lti / bare ltijs (pooled; median of the rounds)    target');
+    console.log(`  proctor-lti / ${LABEL.bare} (pooled; median of the rounds)    ${AGAINST === undefined ? 'target' : '(the targets are against bare ltijs)'}`);
     for (const [label, value, roundMedian, target, met, sign] of ratios) {
-      console.log(`    ${label.padEnd(16)} ${value.toFixed(2)}× (${roundMedian.toFixed(2)}×)`.padEnd(58) + `${sign} ${target}×  ${met(value) ? 'met' : 'NOT MET'}`);
+      const verdict = AGAINST === undefined ? `${sign} ${target}×  ${met(value) ? 'met' : 'NOT MET'}` : '';
+      console.log(`    ${label.padEnd(16)} ${value.toFixed(2)}× (${roundMedian.toFixed(2)}×)`.padEnd(58) + verdict);
     }
-    console.log(`    same-user losses  proctor-lti ${same.tool?.failed ?? '?'}, bare ltijs ${same.bare?.failed ?? '?'}          0  ${same.tool?.failed === 0 ? 'met' : 'NOT MET'}`);
+    console.log(`    same-user losses  proctor-lti ${same.tool?.failed ?? '?'}, ${LABEL.bare} ${same.bare?.failed ?? '?'}          0  ${same.tool?.failed === 0 ? 'met' : 'NOT MET'}`);
     console.log(`  load average at the end ${loadavg().map((v) => v.toFixed(2)).join(' ')}`);
     const imageMajor = productionNodeMajor();
     if (imageMajor !== undefined && imageMajor !== process.versions.node.split('.')[0]) {

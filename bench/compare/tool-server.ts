@@ -1,7 +1,8 @@
 // The tool under test, in its own process as in production: configuration from the environment (the
 // Launch API of bench/compare/upstream.ts with the sandbox account's credentials, not sandbox mode), its
 // own database, the upstream demo LMS registered as a platform and the demo course's exam configured,
-// then the same HTTP server set-up as src/main.ts. Started by bench/compare.ts.
+// then the same HTTP server set-up as src/main.ts. Started by bench/compare.ts. BENCH_LMS names which of the
+// upstream's LMSs launches it (default `tool`; `bare` when it stands in for the bare tool, under --against).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,8 @@ const db = await openDatabase(config.database);
 await migrate(db);
 const tool = await createApp({ config, db, logger, encryptionKey: 'compare-bench-encryption-key-0123456789abcdef' });
 
-const info = (await (await fetch(`${upstream}/bench/info?lms=tool`)).json()) as UpstreamInfo;
+const lms = process.env.BENCH_LMS ?? 'tool';
+const info = (await (await fetch(`${upstream}/bench/info?lms=${encodeURIComponent(lms)}`)).json()) as UpstreamInfo;
 await tool.lti.platforms.register({
   issuer: info.registration.issuer,
   clientId: info.registration.clientId,
