@@ -9,12 +9,17 @@
 // Under each run, how busy the machine was (/proc/stat) and the shares of its CPU capacity taken by the tool,
 // by the LMS and Launch API process, and by this process: at 100 % busy, every process waits for the others.
 // Usage: npm run bench:compare [-- --students 300 --concurrency 20 --rounds 3 --same-user 200
-//   --delay-ms 0 --warm-up 200 --profile <dir> --against <checkout>]  (DATABASE_URL: the server to create the databases on)
+//   --delay-ms 0 --warm-up auto --profile <dir> --against <checkout> --tsx --steps]  (DATABASE_URL: the server to create the databases on)
+// The tool runs as the image runs it: compiled JavaScript (tsconfig.bench.json, into dist/) on plain node, as the
+// bare tool does; --tsx runs the TypeScript through tsx instead (source maps on, as in development).
+// --steps prints under each measured run the median time of each HTTP exchange of a launch and those of its
+// slowest launches: where the tail is spent (the tool's answers, or the LMS's).
 // --against runs this tool from another checkout (a git worktree of the commit to compare with, its
 // node_modules in place) where the bare tool would run: the same flow and figures, for measuring a change.
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,7 +28,7 @@ import { Agent } from 'undici';
 import type { LoginInitiation } from '../src/sandbox/demo-lms/index.js';
 import { SANDBOX_ACCOUNT } from '../src/sandbox/index.js';
 import type { UpstreamInfo } from './compare/upstream.js';
-import { browserLaunch, CookieJar, median, mib, ms, percentile, timedLaunch } from './flow.js';
+import { browserLaunch, CookieJar, median, mib, ms, percentile, type StepTimes, timedLaunch } from './flow.js';
 import { freePort, machineCpu, processStats, start, stop } from './compare/processes.js';
 
 const { values } = parseArgs({
@@ -33,9 +38,11 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     'same-user': { type: 'string', default: '200' },
     'delay-ms': { type: 'string', default: '0' },
-    'warm-up': { type: 'string', default: '200' },
+    'warm-up': { type: 'string', default: 'auto' },
     profile: { type: 'string' },
     against: { type: 'string' },
+    tsx: { type: 'boolean', default: false },
+    steps: { type: 'boolean', default: false },
   },
 });
 const STUDENTS = Number(values.students);
@@ -43,8 +50,14 @@ const CONCURRENCY = Number(values.concurrency);
 const ROUNDS = Number(values.rounds);
 const SAME_USER = Number(values['same-user']);
 const DELAY_MS = Number(values['delay-ms']);
-const WARM_UP = Number(values['warm-up']);
-for (const [name, value] of [['--students', STUDENTS], ['--concurrency', CONCURRENCY], ['--rounds', ROUNDS], ['--same-user', SAME_USER], ['--warm-up', WARM_UP]] as const) {
+/**
+ * Launches each tool serves before the measured rounds: a fixed number, or by default (`auto`) batches of
+ * WARM_UP_BATCH until its CPU per launch has stopped falling (see warmUp).
+ */
+const WARM_UP = values['warm-up'] === 'auto' ? 'auto' : Number(values['warm-up']);
+const WARM_UP_BATCH = 200;
+const WARM_UP_MAX = 3000;
+for (const [name, value] of [['--students', STUDENTS], ['--concurrency', CONCURRENCY], ['--rounds', ROUNDS], ['--same-user', SAME_USER], ['--warm-up', WARM_UP === 'auto' ? 1 : WARM_UP]] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
 }
 if (!Number.isInteger(DELAY_MS) || DELAY_MS < 0) throw new Error('--delay-ms must be a non-negative integer');
@@ -63,6 +76,18 @@ const NAMES: readonly Name[] = ['tool', 'bare'];
 /** The other checkout that runs in the bare tool's place, if any. */
 const AGAINST = values.against === undefined ? undefined : resolve(values.against);
 if (AGAINST !== undefined && !existsSync(join(AGAINST, 'bench/compare/tool-server.ts'))) throw new Error(`--against: ${AGAINST} is not a checkout of this tool`);
+
+/** The node arguments that run a checkout's bench tool server: compiled first unless --tsx. */
+function toolServerArgs(checkout: string): string[] {
+  if (values.tsx) return ['--import', 'tsx', join(checkout, 'bench/compare/tool-server.ts')];
+  const project = join(checkout, 'tsconfig.bench.json');
+  if (!existsSync(project)) throw new Error(`${checkout} has no tsconfig.bench.json: compare with --tsx`);
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const built = spawnSync(process.execPath, [tsc, '-p', project], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error(`compiling ${checkout} failed`);
+  return [join(checkout, 'dist/bench/compare/tool-server.js')];
+}
+
 const LABEL: Record<Name, string> = { tool: 'proctor-lti', bare: AGAINST === undefined ? 'bare ltijs' : `vs ${basename(AGAINST)}`.slice(0, 12) };
 
 interface RunResult {
@@ -76,6 +101,8 @@ interface RunResult {
   failures: Map<string, number>;
   /** The slowest of the first `concurrency` launches, those that meet the tool as it was after a pause. */
   firstWaveMaxMs: number;
+  /** Each successful launch's exchange times, when --steps asks for them. */
+  steps: StepTimes[];
   /** Shares of the machine's CPU capacity during the run: all its work, the tool's, the LMS and Launch API's, this process's. */
   machine: { busy: number; tool: number; upstream: number; browsers: number };
 }
@@ -90,6 +117,7 @@ async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number
   const machineBefore = machineCpu();
   const browsersBefore = process.cpuUsage();
   const times: number[] = [];
+  const steps: StepTimes[] = [];
   const failures = new Map<string, number>();
   let next = 0;
   let firstWaveMaxMs = 0;
@@ -98,7 +126,10 @@ async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number
     Array.from({ length: Math.min(CONCURRENCY, logins.length) }, async () => {
       for (let index = next++; index < logins.length; index = next++) {
         const launchStarted = performance.now();
-        await timedLaunch(() => browserLaunch(logins[index]!, jarOf(index), dispatcher, sessionPrefix, toolRedirects), times, failures);
+        const launchSteps: StepTimes | undefined = values.steps ? [] : undefined;
+        const done = times.length;
+        await timedLaunch(() => browserLaunch(logins[index]!, jarOf(index), dispatcher, sessionPrefix, toolRedirects, launchSteps), times, failures);
+        if (launchSteps && times.length > done) steps.push(launchSteps);
         if (index < CONCURRENCY) firstWaveMaxMs = Math.max(firstWaveMaxMs, performance.now() - launchStarted);
       }
     }),
@@ -115,7 +146,30 @@ async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number
     upstream: upstream ? (processStats(upstream.pid).cpuMs - upstream.before) / capacityMs : 0,
     browsers: (browsers.user + browsers.system) / 1000 / capacityMs,
   };
-  return { ok: times.length, failed: logins.length - times.length, times, wallMs, cpuMs, rss: after.rss, peakRss: after.peakRss, failures, firstWaveMaxMs, machine };
+  return { ok: times.length, failed: logins.length - times.length, times, wallMs, cpuMs, rss: after.rss, peakRss: after.peakRss, failures, firstWaveMaxMs, machine, steps };
+}
+
+/**
+ * Warms both tools up in alternating batches until each one's CPU per launch has stopped falling: three batches
+ * in a row that are not 5 % cheaper than its cheapest batch before them, or WARM_UP_MAX launches. On Node 20 V8
+ * is still optimising functions of the request path for the first time after a thousand launches, so a fixed,
+ * short warm-up leaves part of that in the first measured round; the class-start burst bench measures a cold tool.
+ * Returns each tool's CPU per launch by batch.
+ */
+async function warmUp(batch: (name: Name, members: string[]) => Promise<number>, take: (count: number) => (name: Name) => string[]): Promise<Record<Name, number[]>> {
+  const trace: Record<Name, number[]> = { tool: [], bare: [] };
+  const flat: Record<Name, number> = { tool: 0, bare: 0 };
+  const settled = (name: Name) => flat[name] >= 3 || trace[name].length * WARM_UP_BATCH >= WARM_UP_MAX;
+  while (!NAMES.every(settled)) {
+    const members = take(WARM_UP_BATCH);
+    for (const name of NAMES.filter((each) => !settled(each))) {
+      const cheapest = Math.min(...trace[name]);
+      const cpu = await batch(name, members(name));
+      flat[name] = cpu < cheapest * 0.95 ? 0 : flat[name] + 1;
+      trace[name].push(cpu);
+    }
+  }
+  return trace;
 }
 
 const throughput = (r: { ok: number; wallMs: number }) => r.ok / (r.wallMs / 1000);
@@ -123,6 +177,16 @@ const percent = (share: number) => `${Math.round(share * 100)} %`;
 const line = (r: RunResult) =>
   `${throughput(r).toFixed(1).padStart(6)}/s  p50 ${ms(percentile(r.times, 50)).padStart(7)}  p95 ${ms(percentile(r.times, 95)).padStart(7)}  p99 ${ms(percentile(r.times, 99)).padStart(7)}  first ${CONCURRENCY} ≤ ${ms(r.firstWaveMaxMs).padStart(7)}  CPU ${(r.cpuMs / Math.max(1, r.ok)).toFixed(1).padStart(5)} ms/launch  RSS ${mib(r.rss)} (peak ${mib(r.peakRss)})${r.failed ? `  FAILED ${r.failed}` : ''}\n` +
   `${''.padStart(19)}machine ${percent(r.machine.busy)} busy: the tool ${percent(r.machine.tool)}, LMS and Launch API ${percent(r.machine.upstream)}, browsers ${percent(r.machine.browsers)}`;
+/** Under --steps: each exchange's median, then the exchanges of the five slowest launches. */
+const showSteps = (r: RunResult) => {
+  if (r.steps.length === 0) return;
+  const count = Math.max(...r.steps.map((launch) => launch.length));
+  const names = ['login', 'LMS', 'id_token', ...Array.from({ length: count - 3 }, (_, hop) => `redirect ${hop + 1}`)];
+  const total = (launch: StepTimes) => launch.reduce((sum, value) => sum + value, 0);
+  const slowest = [...r.steps].sort((a, b) => total(b) - total(a)).slice(0, 5);
+  const each = (launch: StepTimes) => launch.map((value) => value.toFixed(0)).join(' + ');
+  console.log(`${''.padStart(19)}ms per exchange (${names.join(', ')}): median ${names.map((_, i) => median(r.steps.map((launch) => launch[i] ?? 0)).toFixed(0)).join(' + ')}; slowest ${slowest.map(each).join(' | ')}`);
+};
 const showFailures = (r: RunResult) => {
   for (const [message, count] of [...r.failures].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`      ${count}× ${message}`);
 };
@@ -146,7 +210,7 @@ async function main(): Promise<void> {
     const toolBase = `http://127.0.0.1:${ports.tool}`;
     const bareBase = `http://127.0.0.1:${ports.bare}`;
     const upstreamBase = `http://127.0.0.1:${ports.upstream}`;
-    const classSize = (ROUNDS * STUDENTS + WARM_UP + 10) * 2;
+    const classSize = (ROUNDS * STUDENTS + (WARM_UP === 'auto' ? WARM_UP_MAX : WARM_UP) + 10) * 2;
     const upstream = await start('upstream', ['--import', 'tsx', 'bench/compare/upstream.ts'], {
       UPSTREAM_PORT: String(ports.upstream),
       CLASS_SIZE: String(classSize),
@@ -164,7 +228,7 @@ async function main(): Promise<void> {
     const proctoring = `${upstreamBase}/proctoring`;
     const profileArgs = values.profile ? (mkdirSync(values.profile, { recursive: true }), ['--cpu-prof', '--cpu-prof-dir', values.profile]) : [];
     const toolServer = (label: string, checkout: string, lms: Name, port: number, database: string, extraArgs: string[] = []) =>
-      start(label, [...extraArgs, '--import', 'tsx', join(checkout, 'bench/compare/tool-server.ts')], {
+      start(label, [...extraArgs, ...toolServerArgs(checkout)], {
         NODE_ENV: 'development',
         LOG_LEVEL: 'info',
         PORT: String(port),
@@ -178,7 +242,7 @@ async function main(): Promise<void> {
         UPSTREAM_URL: upstreamBase,
         BENCH_LMS: lms,
       });
-    const tool = await toolServer('proctor-lti', '.', 'tool', ports.tool, databases.tool, profileArgs);
+    const tool = await toolServer('proctor-lti', resolve('.'), 'tool', ports.tool, databases.tool, profileArgs);
     children.push(tool);
     const bareInfo = (await (await fetch(`${upstreamBase}/bench/info?lms=bare`)).json()) as UpstreamInfo;
     const bare =
@@ -217,17 +281,27 @@ async function main(): Promise<void> {
 
     console.log(
       `Launch comparison: proctor-lti against ${AGAINST === undefined ? 'bare ltijs' : `proctor-lti from ${AGAINST}`}, ${STUDENTS} distinct students per round at concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds, ` +
-        `Launch API delay ${DELAY_MS} ms; Node ${process.version}, ${cpus().length} CPUs, PostgreSQL; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
+        `Launch API delay ${DELAY_MS} ms; ${values.tsx ? 'the tool through tsx' : 'the tool compiled'}; Node ${process.version}, ${cpus().length} CPUs, PostgreSQL; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
     );
     // Warm-up, not measured: each tool fetches the LMS's keys, opens its pool, and runs its code paths often
     // enough for V8 to have optimised the hot ones, as in a server that has been up for a while.
-    const warmMembers = take(WARM_UP);
-    for (const name of NAMES) {
-      const warm = await run(pids[name], await initiate(name, warmMembers(name)), () => new CookieJar(false), sessionPrefix, toolRedirects[name], dispatcher);
+    const warmBatch = async (name: Name, members: string[]) => {
+      const warm = await run(pids[name], await initiate(name, members), () => new CookieJar(false), sessionPrefix, toolRedirects[name], dispatcher);
       if (warm.failed > 0) {
         showFailures(warm);
         throw new Error(`${LABEL[name]}: the warm-up launches failed`);
       }
+      return warm.cpuMs / warm.ok;
+    };
+    if (WARM_UP === 'auto') {
+      const warmed = await warmUp(warmBatch, (count) => take(count));
+      for (const name of NAMES) {
+        const trace = warmed[name];
+        console.log(`  warm-up ${LABEL[name].padEnd(12)} ${trace.length * WARM_UP_BATCH} launches, CPU per launch by batch of ${WARM_UP_BATCH}: ${trace.map((cpu) => cpu.toFixed(1)).join(' ')} ms`);
+      }
+    } else {
+      const warmMembers = take(WARM_UP);
+      for (const name of NAMES) await warmBatch(name, warmMembers(name));
     }
 
     const results: Record<Name, RunResult[]> = { tool: [], bare: [] };
@@ -240,6 +314,7 @@ async function main(): Promise<void> {
         const result = await run(pids[name], logins, () => new CookieJar(false), sessionPrefix, toolRedirects[name], dispatcher);
         results[name].push(result);
         console.log(`    ${LABEL[name].padEnd(12)} ${line(result)}`);
+        showSteps(result);
         showFailures(result);
         if (result.failed > 0) passed = false;
       }

@@ -87,9 +87,11 @@ export const gist = (html: string) =>
 /**
  * One launch as a browser does it, from the LMS's login initiation form to the redirect to the proctoring
  * session; redirects are followed by hand so each step's status is checked. `toolRedirects` is how many of
- * the tool's own redirects (GETs) may come between the id_token POST and the proctoring URL.
+ * the tool's own redirects (GETs) may come between the id_token POST and the proctoring URL. `steps`, when
+ * given, receives each HTTP exchange's time (ms), in order.
  */
-export async function browserLaunch(login: LoginInitiation, jar: CookieJar, dispatcher: Agent, sessionPrefix: string, toolRedirects = 0): Promise<void> {
+export async function browserLaunch(login: LoginInitiation, jar: CookieJar, dispatcher: Agent, sessionPrefix: string, toolRedirects = 0, steps?: StepTimes): Promise<void> {
+  let stepStarted = performance.now();
   const send = async (step: string, url: string, init: { method: 'GET' | 'POST'; form?: Record<string, string> }) => {
     const headers: Record<string, string> = {};
     const cookie = jar.header();
@@ -107,6 +109,9 @@ export async function browserLaunch(login: LoginInitiation, jar: CookieJar, disp
     }
     jar.store(response);
     const text = await response.text();
+    const now = performance.now();
+    steps?.push(now - stepStarted);
+    stepStarted = now;
     return { response, text };
   };
   const expect = (step: string, got: { response: Response; text: string }, status: number) => {
@@ -138,6 +143,9 @@ export async function browserLaunch(login: LoginInitiation, jar: CookieJar, disp
     got = await send(step, target, { method: 'GET' });
   }
 }
+
+/** The time of each HTTP exchange of one launch, in order (login initiation, LMS authorization, id_token POST, …). */
+export type StepTimes = number[];
 
 /** Runs one browser launch, adding its time to `times` or its failure (incident ids left out) to `failures`. */
 export async function timedLaunch(launch: () => Promise<void>, times: number[], failures: Map<string, number>): Promise<void> {
