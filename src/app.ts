@@ -25,7 +25,7 @@ import { createHostedEndpoints, type HostedEndpoints } from './hosted/index.js';
 import { createHostedLinks, type HostedLinks } from './hosted/links.js';
 import { createRolePolicy } from './institution/role-policy.js';
 import { createInstitutionSettingsStore } from './institution/settings.js';
-import { createLaunchLog } from './launches/log.js';
+import { createLaunchLog, type LaunchLog } from './launches/log.js';
 import { createReturnRoutes } from './launches/return-routes.js';
 import { createLaunchHandler, createLaunchRoutes } from './launches/routes.js';
 import { createLaunchService } from './launches/service.js';
@@ -85,6 +85,8 @@ export interface App {
   webhooks: Webhooks;
   /** Work that needs the server listening: in sandbox mode, subscribing the tool's receiver at the emulator. */
   afterListen(): Promise<void>;
+  /** Resolves once the launch records of the launches answered so far are written (they follow the answer). */
+  launchesRecorded(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -122,7 +124,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const hostedLinks = createHostedLinks({ baseUrl, secret: await installationSecret(db, 'hosted-links') });
   const hosted = createHostedEndpoints({ db, config, lti, exams, institutions, links: hostedLinks, pseudonymSecret: secret, logger });
   const features = { exams, institutions, hosted, hostedLinks, csrf, lmsPresets: createLmsPresetCatalog(sandbox?.lmsPresets) };
-  const handleLaunch = mountSessionRoutes({ config, db, logger, lti, secret, proctoring, now: deps.now, ...features });
+  const launchLog = createLaunchLog(db);
+  const handleLaunch = mountSessionRoutes({ config, db, logger, lti, secret, proctoring, launchLog, now: deps.now, ...features });
 
   // Launches refused for an unknown client id or deployment of a registered issuer, and each platform's
   // last launch and roles seen: for the admin console.
@@ -172,7 +175,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     secretBox: proctoring.secretBox,
     webhooks: proctoring.webhooks,
     afterListen: () => (sandbox ? subscribeAtEmulator(proctoring.webhooks, logger) : Promise.resolve()),
+    launchesRecorded: () => launchLog.settled(),
     async close() {
+      await launchLog.settled();
       await stopWatchingChanges();
       await proctoring.accountClients.close();
       await lti.close();
@@ -253,6 +258,7 @@ interface SessionRoutesDeps {
   hostedLinks: HostedLinks;
   csrf: Csrf;
   lmsPresets: ReturnType<typeof createLmsPresetCatalog>;
+  launchLog: LaunchLog;
   now?: () => Date;
 }
 
@@ -261,7 +267,7 @@ interface SessionRoutesDeps {
  * adapter's session router; returns what answers a launch.
  */
 function mountSessionRoutes(deps: SessionRoutesDeps) {
-  const { config, db, logger, lti, secret, proctoring, exams, hosted, csrf, lmsPresets } = deps;
+  const { config, db, logger, lti, secret, proctoring, exams, hosted, csrf, lmsPresets, launchLog } = deps;
   const changes = createSettingsChangeLog(db);
   const rolePolicy = createRolePolicy(deps.institutions);
   const names = createCourseNames({ roster: hosted.roster, sectionIdOf: (exam) => deriveSectionId(secret, exam.issuer, exam.deploymentId, exam.contextId), logger });
@@ -270,7 +276,7 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
   const service = createLaunchService({
     exams,
     attempts: proctoring.attempts,
-    log: createLaunchLog(db),
+    log: launchLog,
     proctoring: proctoring.defaultClient,
     proctoringFor: (platform) => proctoring.accountClients.forPlatform(platform),
     proctoringAccountFor: async (platform) => {

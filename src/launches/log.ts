@@ -45,7 +45,12 @@ export function launchLogEntryOf<Outcome extends string>(row: LaunchLogColumns<O
 }
 
 export interface LaunchLog {
+  /** Queues the record; resolves once it is stored, rejects if its statement failed. */
   record(entry: LaunchRecord): Promise<void>;
+  /** Records queued and not stored yet. */
+  unstored(): number;
+  /** Resolves once every record queued so far is stored or has failed: before the database closes. */
+  settled(): Promise<void>;
   recentForExam(examId: string, limit: number): Promise<Array<LaunchRecord & { at: Date }>>;
 }
 
@@ -55,10 +60,14 @@ const MAX_BATCH = 500;
 /**
  * Launch records are written as launches end: one statement for one record when the database is idle, one
  * statement for all records that ended meanwhile when a write is under way (a class starting at once writes a
- * few statements, not one per student). `record` resolves once its record is stored.
+ * few statements, not one per student). `record` resolves once its record is stored; `settled` once every
+ * record queued so far is stored or has failed.
  */
 export function createLaunchLog(db: Queryable): LaunchLog {
   const waiting: Array<{ entry: LaunchRecord; at: Date; stored: () => void; failed: (error: unknown) => void }> = [];
+  let unstored = 0;
+  // Statements run one at a time, in order: once the last queued record is settled, every earlier one is.
+  let lastQueued: Promise<void> = Promise.resolve();
   let writing = false;
 
   function writeWaiting(): void {
@@ -91,14 +100,26 @@ export function createLaunchLog(db: Queryable): LaunchLog {
     });
   }
 
+  const settled = () => lastQueued;
+
   return {
     record(entry) {
-      return new Promise<void>((resolve, reject) => {
+      const stored = new Promise<void>((resolve, reject) => {
         waiting.push({ entry, at: new Date(), stored: resolve, failed: reject });
         writeWaiting();
       });
+      unstored += 1;
+      const settle = () => {
+        unstored -= 1;
+      };
+      lastQueued = stored.then(settle, settle);
+      return stored;
     },
+    unstored: () => unstored,
+    settled,
     async recentForExam(examId, limit) {
+      // A page of this process shows the launches it has answered, including those whose rows are still queued.
+      await settled();
       const result = await db.query<LaunchLogColumns<LaunchRecord['outcome']> & { user_id: string }>(
         'SELECT * FROM launch_log WHERE exam_id = $1 ORDER BY at DESC LIMIT $2',
         [examId, limit],

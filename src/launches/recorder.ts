@@ -14,8 +14,16 @@ export interface LaunchTrace {
 export type RecordLaunchStep = <T extends LaunchOutcome>(session: LaunchSession, trace: LaunchTrace, work: (trace: LaunchTrace) => Promise<T>) => Promise<T>;
 
 /**
+ * Launch records waiting for the database beyond which a launch waits for its own record: the database is
+ * slower than the launches, and the queue must not grow without bound.
+ */
+export const MAX_UNSTORED_RECORDS = 1000;
+
+/**
  * Runs one launch step and records it, whatever happens: who (pseudonymous), exam, role, endpoint, outcome,
  * duration — in the launch log, the metrics and one log line (with the incident and cause of a failure).
+ * The launch answers without waiting for its launch-log row, which is written just after (with the rows of the
+ * launches that ended meanwhile); the app waits for the rows still queued before it closes.
  */
 export function createLaunchRecorder(deps: { log: LaunchLog }): RecordLaunchStep {
   /** The step's line, in the log of the session's request. */
@@ -25,8 +33,9 @@ export function createLaunchRecorder(deps: { log: LaunchLog }): RecordLaunchStep
     else logger[failure.status >= 500 ? 'error' : 'info']({ ...fields, ...errorLogFields(markLogged(failure)) }, `launch ${entry.outcome}: ${failure.code}`);
   };
   const keep = async (logger: Logger, entry: LaunchRecord, started: number) => {
-    await deps.log.record(entry).catch((error: unknown) => logger.error({ err: error }, 'could not record launch'));
     recordLaunch(entry.endpoint, entry.outcome, started);
+    const stored = deps.log.record(entry).catch((error: unknown) => logger.error({ err: error }, 'could not record launch'));
+    if (deps.log.unstored() > MAX_UNSTORED_RECORDS) await stored;
   };
 
   return async (session, trace, work) => {

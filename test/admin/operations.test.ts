@@ -14,6 +14,7 @@ describe('admin console: operations pages', () => {
     admin = await signedInAgent(app);
     await launch(app, { user: 'instructor' });
     await launch(app, { user: 'student' });
+    await app.tool.launchesRecorded();
   });
   after(async () => {
     await app.close();

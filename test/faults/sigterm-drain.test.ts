@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
+import { openDatabase } from '../../src/db/index.js';
 import { parseAutoSubmitForm } from '../../src/sandbox/demo-lms/index.js';
 
 /** The real entry point (src/main.ts) in its own process, sandbox mode on embedded PGlite. */
@@ -59,7 +60,7 @@ describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('finishes every launch in flight, refuses new connections, closes the pool and exits 0', async () => {
+  it('finishes every launch in flight, writes their launch records, refuses new connections, closes the pool and exits 0', async () => {
     // Each Launch API call takes 1.5 s: the launches are in flight when the signal comes.
     const fault = await supertest(baseUrl).post('/sandbox/proctoring/_emulator/faults').send({ kind: 'latency', ms: 1500 });
     assert.equal(fault.status, 200);
@@ -104,5 +105,13 @@ describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
     assert.ok(Date.now() - signalledAt < 20_000, 'exited well before its grace period ended');
     assert.match(output, /draining requests in flight/);
     assert.match(output, /"forcedConnections":0[^\n]*"msg":"shut down"/);
+    // A launch answers before its launch-log row is written; the process waits for those rows before it exits.
+    const db = await openDatabase({ dataDir });
+    try {
+      const recorded = await db.query<{ count: number }>("SELECT count(*)::int AS count FROM launch_log WHERE endpoint = 'candidate' AND outcome = 'redirected'");
+      assert.equal(recorded.rows[0]?.count, 12, 'every launch answered during the drain has its record');
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -247,7 +247,9 @@ export async function attemptOf(app: TestApp, attemptId: string) {
   return result.rows[0];
 }
 
+/** The launch log's rows, once the records of the launches answered so far are written (they follow the answer). */
 export async function launchLog(app: TestApp) {
+  await app.tool.launchesRecorded();
   const result = await app.db.query<{ user_id: string; role: string; endpoint: string | null; outcome: string; error_code: string | null; incident_id: string | null; exam_id: string | null; duration_ms: number }>(
     'SELECT user_id, role, endpoint, outcome, error_code, incident_id, exam_id, duration_ms FROM launch_log ORDER BY id',
   );

@@ -64,6 +64,36 @@ describe('launch log', () => {
     assert.ok(inserts() <= 3, `${inserts()} statements for 200 records`);
   });
 
+  it('counts the records not stored yet; settled resolves once every record queued so far is stored or failed', async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const log = createLaunchLog({
+      query: async (sql, params) => {
+        calls += 1;
+        if (calls === 1) {
+          await released;
+          throw new Error('database down');
+        }
+        return db.query(sql, params);
+      },
+    });
+    const first = log.record(record(1)).catch(() => 'failed');
+    const rest = Promise.all([log.record(record(2)), log.record(record(3))]);
+    assert.equal(log.unstored(), 3);
+    let settled = false;
+    const settling = log.settled().then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(settled, false, 'the first statement is still held');
+    release();
+    await settling;
+    assert.equal(await first, 'failed');
+    await rest;
+    assert.equal(log.unstored(), 0);
+    const { rows } = await db.query<{ user_id: string }>('SELECT user_id FROM launch_log ORDER BY user_id');
+    assert.deepEqual(rows.map((row) => row.user_id), ['user-2', 'user-3']);
+  });
+
   it('fails the records of a failed statement, and writes the next ones', async () => {
     let fail = true;
     const log = createLaunchLog({

@@ -124,6 +124,7 @@ describe('attempt lifecycle and id stability', () => {
       );
       for (const record of [student, shown, live]) assert.ok(Number.isInteger(record?.duration_ms) && record!.duration_ms >= 0);
       assert.equal(candidate.body.user_id, student?.user_id, 'the same pseudonym as the request, never the LMS user id');
+      await app.tool.launchesRecorded();
       const row = await app.db.query<{ issuer: string; context_id: string }>('SELECT issuer, context_id FROM launch_log ORDER BY id DESC LIMIT 1');
       assert.deepEqual(row.rows[0], { issuer, context_id: 'course-101' });
     });

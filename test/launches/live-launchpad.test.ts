@@ -198,6 +198,7 @@ describe('live, launchpad, course exam list and settings-derived fields', () => 
       assert.equal(without.body.display_name, 'María José Núñez');
       const withNrps = await oneCall(app, '/v2/candidate/launch', () => launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window' }));
       assert.equal(withNrps.body.display_name, undefined);
+      await app.tool.launchesRecorded();
       for (const table of ['attempts', 'launch_log', 'exams']) {
         const dump = await app.db.query<{ row: string }>(`SELECT row_to_json(t)::text AS row FROM ${table} t`);
         assert.equal(dump.rows.some((r) => r.row.includes('Núñez') || r.row.includes('N\\u00fa\\u00f1ez')), false, `${table} holds no name`);
