@@ -4,17 +4,19 @@
 // API emulator (answering each call after --upstream-delay-ms) run in a second process
 // (bench/compare/upstream.ts), the browsers in this one, so the tool's CPU and memory are its own. The tool runs
 // on a fresh PostgreSQL database when DATABASE_URL is set, else on the embedded database in a temporary folder.
-// Usage: npm run bench:burst [-- --students 1000 --same-user 50 --upstream-delay-ms 50]
+// The tool runs compiled, as the image runs it (--tsx: through tsx).
+// Usage: npm run bench:burst [-- --students 1000 --same-user 50 --upstream-delay-ms 50 --tsx]
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Agent } from 'undici';
 import type { LoginInitiation } from '../src/sandbox/demo-lms/index.js';
 import { SANDBOX_ACCOUNT } from '../src/sandbox/index.js';
 import type { CandidateSummary, UpstreamInfo } from './compare/upstream.js';
-import { freePort, processStats, start, stop } from './compare/processes.js';
+import { freePort, processStats, start, stop, toolServerArgs } from './compare/processes.js';
 import { browserLaunch, CookieJar, median, mib, ms, percentile, timedLaunch } from './flow.js';
 
 const { values } = parseArgs({
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     students: { type: 'string', default: '1000' },
     'same-user': { type: 'string', default: '50' },
     'upstream-delay-ms': { type: 'string', default: '50' },
+    tsx: { type: 'boolean', default: false },
   },
 });
 const STUDENTS = Number(values.students);
@@ -114,7 +117,7 @@ async function main(): Promise<void> {
     if (admin) toolEnv.DATABASE_URL = databaseUrl();
     const env = { ...toolEnv };
     // The embedded database when no server is given: the child must not inherit an empty DATABASE_URL either.
-    const tool = await start('proctor-lti', ['--import', 'tsx', 'bench/compare/tool-server.ts'], env, admin ? [] : ['DATABASE_URL']);
+    const tool = await start('proctor-lti', toolServerArgs(resolve(import.meta.dirname, '..'), { tsx: values.tsx }), env, admin ? [] : ['DATABASE_URL']);
     children.push(tool);
     const info = (await (await fetch(`${upstreamBase}/bench/info?lms=tool`)).json()) as UpstreamInfo;
     const initiate = async (members: string[]) =>
@@ -123,7 +126,7 @@ async function main(): Promise<void> {
 
     console.log(
       `Class-start burst: ${STUDENTS} students at once, then one student ${SAME_USER} times at once; Launch API delay ${DELAY_MS} ms; ` +
-        `the tool in its own process on ${admin ? 'PostgreSQL' : 'the embedded database (PGlite)'}; Node ${process.version}, ${cpus().length} CPUs; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
+        `the tool in its own process${values.tsx ? ' through tsx' : ', compiled,'} on ${admin ? 'PostgreSQL' : 'the embedded database (PGlite)'}; Node ${process.version}, ${cpus().length} CPUs; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
     );
     const learners = info.learners;
     if (learners.length < STUDENTS + WARM_UP + 1) throw new Error(`the demo class has ${learners.length} active learners, fewer than needed`);

@@ -16,10 +16,9 @@
 // slowest launches: where the tail is spent (the tool's answers, or the LMS's).
 // --against runs this tool from another checkout (a git worktree of the commit to compare with, its
 // node_modules in place) where the bare tool would run: the same flow and figures, for measuring a change.
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,7 +28,7 @@ import type { LoginInitiation } from '../src/sandbox/demo-lms/index.js';
 import { SANDBOX_ACCOUNT } from '../src/sandbox/index.js';
 import type { UpstreamInfo } from './compare/upstream.js';
 import { browserLaunch, CookieJar, median, mib, ms, percentile, type StepTimes, timedLaunch } from './flow.js';
-import { freePort, machineCpu, processStats, start, stop } from './compare/processes.js';
+import { freePort, machineCpu, processStats, start, stop, toolServerArgs } from './compare/processes.js';
 
 const { values } = parseArgs({
   options: {
@@ -77,16 +76,6 @@ const NAMES: readonly Name[] = ['tool', 'bare'];
 const AGAINST = values.against === undefined ? undefined : resolve(values.against);
 if (AGAINST !== undefined && !existsSync(join(AGAINST, 'bench/compare/tool-server.ts'))) throw new Error(`--against: ${AGAINST} is not a checkout of this tool`);
 
-/** The node arguments that run a checkout's bench tool server: compiled first unless --tsx. */
-function toolServerArgs(checkout: string): string[] {
-  if (values.tsx) return ['--import', 'tsx', join(checkout, 'bench/compare/tool-server.ts')];
-  const project = join(checkout, 'tsconfig.bench.json');
-  if (!existsSync(project)) throw new Error(`${checkout} has no tsconfig.bench.json: compare with --tsx`);
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const built = spawnSync(process.execPath, [tsc, '-p', project], { stdio: 'inherit' });
-  if (built.status !== 0) throw new Error(`compiling ${checkout} failed`);
-  return [join(checkout, 'dist/bench/compare/tool-server.js')];
-}
 
 const LABEL: Record<Name, string> = { tool: 'proctor-lti', bare: AGAINST === undefined ? 'bare ltijs' : `vs ${basename(AGAINST)}`.slice(0, 12) };
 
@@ -228,7 +217,7 @@ async function main(): Promise<void> {
     const proctoring = `${upstreamBase}/proctoring`;
     const profileArgs = values.profile ? (mkdirSync(values.profile, { recursive: true }), ['--cpu-prof', '--cpu-prof-dir', values.profile]) : [];
     const toolServer = (label: string, checkout: string, lms: Name, port: number, database: string, extraArgs: string[] = []) =>
-      start(label, [...extraArgs, ...toolServerArgs(checkout)], {
+      start(label, [...extraArgs, ...toolServerArgs(checkout, { tsx: values.tsx })], {
         NODE_ENV: 'development',
         LOG_LEVEL: 'info',
         PORT: String(port),

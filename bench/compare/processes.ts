@@ -1,9 +1,10 @@
 // Child processes of the benches that run the tool and its upstream apart (compare.ts, class-burst.ts): a free
 // port, start and stop, and a process's CPU time and memory from /proc.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const CLOCK_TICKS_PER_SECOND = 100;
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -17,6 +18,21 @@ export const freePort = () =>
       server.close(() => done(port));
     });
   });
+
+/**
+ * The node arguments that run a checkout's bench tool server (bench/compare/tool-server.ts): compiled first
+ * (tsconfig.bench.json, into the checkout's dist/) and run as plain JavaScript, as the image runs the tool, or
+ * with `tsx` through tsx (source maps on, as in development).
+ */
+export function toolServerArgs(checkout: string, options: { tsx?: boolean } = {}): string[] {
+  if (options.tsx) return ['--import', 'tsx', join(checkout, 'bench/compare/tool-server.ts')];
+  const project = join(checkout, 'tsconfig.bench.json');
+  if (!existsSync(project)) throw new Error(`${checkout} has no tsconfig.bench.json: run it with --tsx`);
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const built = spawnSync(process.execPath, [tsc, '-p', project], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error(`compiling ${checkout} failed`);
+  return [join(checkout, 'dist/bench/compare/tool-server.js')];
+}
 
 /** Starts a child process and resolves once it prints its `ready` line; the rest of its output is dropped unless it fails. */
 /** `unset` names variables of this process's environment the child must not inherit. */
