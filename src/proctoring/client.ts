@@ -119,8 +119,18 @@ export function createProctoringClient(options: ProctoringClientOptions): Procto
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    // One deadline for the whole call, the retry included.
-    const signal = AbortSignal.timeout(timeoutMs);
+    // One deadline for the whole call, the retry included; its timer goes with the call (AbortSignal.timeout would
+    // keep one per call alive for the whole deadline, a launch's garbage outliving the launch).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DOMException('The Launch API call timed out', 'TimeoutError')), timeoutMs).unref();
+    try {
+      return await sendUntil(deadline.signal, method, path, headers, payload, operation);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function sendUntil(signal: AbortSignal, method: 'GET' | 'POST', path: string, headers: Record<string, string>, payload: string | undefined, operation: ProctoringOperation): Promise<{ status: number; text: string }> {
     for (let attempt = 1; ; attempt++) {
       let response: Awaited<ReturnType<typeof request>>;
       try {
