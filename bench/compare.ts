@@ -231,7 +231,7 @@ async function main(): Promise<void> {
         UPSTREAM_URL: upstreamBase,
         BENCH_LMS: lms,
       });
-    const tool = await toolServer('proctor-lti', resolve('.'), 'tool', ports.tool, databases.tool, profileArgs);
+    const tool = await toolServer('proctor-lti', resolve(import.meta.dirname, '..'), 'tool', ports.tool, databases.tool, profileArgs);
     children.push(tool);
     const bareInfo = (await (await fetch(`${upstreamBase}/bench/info?lms=bare`)).json()) as UpstreamInfo;
     const bare =
