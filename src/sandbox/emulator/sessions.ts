@@ -12,14 +12,21 @@ export type SessionKind = Session['kind'];
 type NewSession = Omit<Session, 'token' | 'createdAt' | 'expiresAt'> & { expireSeconds: number };
 
 /** Sessions behind generated URLs, in memory. Expired ones are kept a while to show "link expired". */
+/** How often the store looks through every session for expired ones (a launch pays only the size cap). */
+const EXPIRED_SWEEP_MS = 60_000;
+
 export function createSessionStore(options: { max?: number; keepExpiredMs?: number } = {}) {
   const max = options.max ?? 5000;
   const keepExpiredMs = options.keepExpiredMs ?? 24 * 3600_000;
   const sessions = new Map<string, Session>();
+  let nextSweep = 0;
 
   function prune(now: number) {
-    for (const [token, session] of sessions) {
-      if (session.expiresAt + keepExpiredMs < now) sessions.delete(token);
+    if (now >= nextSweep) {
+      nextSweep = now + Math.min(EXPIRED_SWEEP_MS, keepExpiredMs);
+      for (const [token, session] of sessions) {
+        if (session.expiresAt + keepExpiredMs < now) sessions.delete(token);
+      }
     }
     // Map keeps insertion order: the oldest go first.
     for (const token of sessions.keys()) {
