@@ -75,8 +75,6 @@ const NAMES: readonly Name[] = ['tool', 'bare'];
 /** The other checkout that runs in the bare tool's place, if any. */
 const AGAINST = values.against === undefined ? undefined : resolve(values.against);
 if (AGAINST !== undefined && !existsSync(join(AGAINST, 'bench/compare/tool-server.ts'))) throw new Error(`--against: ${AGAINST} is not a checkout of this tool`);
-
-
 const LABEL: Record<Name, string> = { tool: 'proctor-lti', bare: AGAINST === undefined ? 'bare ltijs' : `vs ${basename(AGAINST)}`.slice(0, 12) };
 
 interface RunResult {
@@ -116,9 +114,8 @@ async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number
       for (let index = next++; index < logins.length; index = next++) {
         const launchStarted = performance.now();
         const launchSteps: StepTimes | undefined = values.steps ? [] : undefined;
-        const done = times.length;
-        await timedLaunch(() => browserLaunch(logins[index]!, jarOf(index), dispatcher, sessionPrefix, toolRedirects, launchSteps), times, failures);
-        if (launchSteps && times.length > done) steps.push(launchSteps);
+        const succeeded = await timedLaunch(() => browserLaunch(logins[index]!, jarOf(index), dispatcher, sessionPrefix, toolRedirects, launchSteps), times, failures);
+        if (launchSteps && succeeded) steps.push(launchSteps);
         if (index < CONCURRENCY) firstWaveMaxMs = Math.max(firstWaveMaxMs, performance.now() - launchStarted);
       }
     }),

@@ -147,14 +147,19 @@ export async function browserLaunch(login: LoginInitiation, jar: CookieJar, disp
 /** The time of each HTTP exchange of one launch, in order (login initiation, LMS authorization, id_token POST, …). */
 export type StepTimes = number[];
 
-/** Runs one browser launch, adding its time to `times` or its failure (incident ids left out) to `failures`. */
-export async function timedLaunch(launch: () => Promise<void>, times: number[], failures: Map<string, number>): Promise<void> {
+/**
+ * Runs one browser launch, adding its time to `times` or its failure (incident ids left out) to `failures`;
+ * true when it succeeded.
+ */
+export async function timedLaunch(launch: () => Promise<void>, times: number[], failures: Map<string, number>): Promise<boolean> {
   const t0 = performance.now();
   try {
     await launch();
     times.push(performance.now() - t0);
+    return true;
   } catch (error) {
     const message = (error as Error).message.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '…').slice(0, 160);
     failures.set(message, (failures.get(message) ?? 0) + 1);
+    return false;
   }
 }
