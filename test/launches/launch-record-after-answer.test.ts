@@ -66,6 +66,18 @@ describe('launch records written after the answer', { timeout: 60_000 }, () => {
     assert.equal(await rows(db), (before ?? 0) + 1);
   });
 
+  it("the instructor's hub waits for the rows still queued, then lists the launch", async () => {
+    held.shut();
+    await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    const hub = launchAs(app, { user: 'instructor', flavor: 'moodle', presentation: 'window' });
+    assert.equal(await settledWithin(hub, 300), false, 'the hub waits for the queued row');
+    held.open();
+    const { response } = await hub;
+    assert.equal(response.status, 200, response.text.slice(0, 300));
+    const recent = response.text.slice(response.text.indexOf('Recent launches'));
+    assert.match(recent, /candidate/, 'the student launch is listed');
+  });
+
   it('the app closes only once the queued rows are written', async () => {
     held.shut();
     const before = await rows(db);
