@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/types.js';
+import { detachedCopy } from '../values.js';
 
 /**
  * The claims of a launch this process just verified are read back by its own session handler at once (and by
@@ -111,7 +112,8 @@ export function createLoginStateStore(db: Database, limits: LoginStateLimits = {
         [state, nonce, json, maxAgeSeconds],
       );
       if (won.rowCount === 1) {
-        recentClaims.set(state, { json, consumedAt: Date.now(), ltijsState: won.rows[0]?.ltijs_state ?? null });
+        // The state is a field of the launch's form body: kept as is, it would keep the whole body (the id_token) alive.
+        recentClaims.set(detachedCopy(state), { json, consumedAt: Date.now(), ltijsState: won.rows[0]?.ltijs_state ?? null });
         return 'ok';
       }
       const found = await db.query<{ nonce: string; consumed: boolean; expired: boolean }>(

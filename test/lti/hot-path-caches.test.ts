@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createDeploymentStore } from '../../src/lti/deployments.js';
 import { importSecretKeysOnce, ltijsJsonwebtoken } from '../../src/lti/ltijs-boundary.js';
@@ -101,6 +103,29 @@ describe('launch hot path', () => {
       // …and a launch older than the asked age is not answered from memory.
       await new Promise((resolve) => setTimeout(resolve, 20));
       assert.equal(await states.claims('state-1', 0.01), undefined);
+    });
+
+    it('keeps no request body alive with the claims it remembers', async () => {
+      setFlagsFromString('--expose-gc');
+      const collectGarbage = runInNewContext('gc') as () => void;
+      const states = createLoginStateStore(db);
+      const launches = 40;
+      const heapAfterCollection = () => {
+        collectGarbage();
+        return process.memoryUsage().heapUsed;
+      };
+      const before = heapAfterCollection();
+      for (let i = 0; i < launches; i++) {
+        // As a form parser cuts it out of a posted body: a substring of a 1 MB string.
+        const body = `id_token=${String(i).repeat(500_000)}&state=state-body-${i}-0123456789`;
+        const state = body.slice(body.indexOf('&state=') + 7);
+        await states.bind({ state, nonce: `nonce-${i}`, issuer: 'https://lms.example' });
+        assert.equal(await states.consume(state, `nonce-${i}`, { sub: `user-${i}` }, 600), 'ok');
+      }
+      const grown = heapAfterCollection() - before;
+      // Kept with their bodies, the states would hold 40 MB; the claims themselves are a few kilobytes.
+      assert.ok(grown < 8_000_000, `the heap grew by ${grown} bytes`);
+      assert.deepEqual(await states.claims(`state-body-7-0123456789`, 14_400), { sub: 'user-7' });
     });
 
     it('remembers nothing for a launch it refused', async () => {
