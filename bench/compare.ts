@@ -8,7 +8,7 @@
 // run's first N launches (N = the concurrency): they meet the tool as the pause before the run left it.
 // Under each run, how busy the machine was (/proc/stat) and the shares of its CPU capacity taken by the tool,
 // by the LMS and Launch API process, and by this process: at 100 % busy, every process waits for the others.
-// Usage: npm run bench:compare [-- --students 300 --concurrency 20 --rounds 3 --same-user 200
+// Usage: npm run bench:compare [-- --students 300 --concurrency 20 --rounds 5 --same-user 200
 //   --delay-ms 0 --warm-up auto --profile <dir> --against <checkout> --tsx --steps]  (DATABASE_URL: the server to create the databases on)
 // The tool runs as the image runs it: compiled JavaScript (tsconfig.bench.json, into dist/) on plain node, as the
 // bare tool does; --tsx runs the TypeScript through tsx instead (source maps on, as in development).
@@ -16,6 +16,8 @@
 // slowest launches: where the tail is spent (the tool's answers, or the LMS's).
 // --against runs this tool from another checkout (a git worktree of the commit to compare with, its
 // node_modules in place) where the bare tool would run: the same flow and figures, for measuring a change.
+// --node-flags "<flags>" starts this tool's process (not the one compared with) with those Node.js/V8 flags, e.g.
+// --node-flags "--max-semi-space-size=32" with --against a worktree of the same commit: a runtime setting's effect.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -34,12 +36,13 @@ const { values } = parseArgs({
   options: {
     students: { type: 'string', default: '300' },
     concurrency: { type: 'string', default: '20' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     'same-user': { type: 'string', default: '200' },
     'delay-ms': { type: 'string', default: '0' },
     'warm-up': { type: 'string', default: 'auto' },
     profile: { type: 'string' },
     against: { type: 'string' },
+    'node-flags': { type: 'string', default: '' },
     tsx: { type: 'boolean', default: false },
     steps: { type: 'boolean', default: false },
   },
@@ -213,6 +216,7 @@ async function main(): Promise<void> {
     upstreamPid = upstream.pid;
     const proctoring = `${upstreamBase}/proctoring`;
     const profileArgs = values.profile ? (mkdirSync(values.profile, { recursive: true }), ['--cpu-prof', '--cpu-prof-dir', values.profile]) : [];
+    const nodeFlags = values['node-flags'].split(/\s+/).filter((flag) => flag !== '');
     const toolServer = (label: string, checkout: string, lms: Name, port: number, database: string, extraArgs: string[] = []) =>
       start(label, [...extraArgs, ...toolServerArgs(checkout, { tsx: values.tsx })], {
         NODE_ENV: 'development',
@@ -228,7 +232,7 @@ async function main(): Promise<void> {
         UPSTREAM_URL: upstreamBase,
         BENCH_LMS: lms,
       });
-    const tool = await toolServer('proctor-lti', resolve(import.meta.dirname, '..'), 'tool', ports.tool, databases.tool, profileArgs);
+    const tool = await toolServer('proctor-lti', resolve(import.meta.dirname, '..'), 'tool', ports.tool, databases.tool, [...nodeFlags, ...profileArgs]);
     children.push(tool);
     const bareInfo = (await (await fetch(`${upstreamBase}/bench/info?lms=bare`)).json()) as UpstreamInfo;
     const bare =
@@ -267,7 +271,7 @@ async function main(): Promise<void> {
 
     console.log(
       `Launch comparison: proctor-lti against ${AGAINST === undefined ? 'bare ltijs' : `proctor-lti from ${AGAINST}`}, ${STUDENTS} distinct students per round at concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds, ` +
-        `Launch API delay ${DELAY_MS} ms; ${values.tsx ? 'the tool through tsx' : 'the tool compiled'}; Node ${process.version}, ${cpus().length} CPUs, PostgreSQL; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
+        `Launch API delay ${DELAY_MS} ms; ${values.tsx ? 'the tool through tsx' : 'the tool compiled'}${nodeFlags.length > 0 ? ` with ${nodeFlags.join(' ')}` : ''}; Node ${process.version}, ${cpus().length} CPUs, PostgreSQL; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
     );
     // Warm-up, not measured: each tool fetches the LMS's keys, opens its pool, and runs its code paths often
     // enough for V8 to have optimised the hot ones, as in a server that has been up for a while.
