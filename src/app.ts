@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import express, { type Application, type ErrorRequestHandler, type Request, type Response } from 'express';
+import express, { type Express, type Application, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { createAdminConsole } from './admin/index.js';
 import { installationSecret } from './db/app-secrets.js';
 import type { Database } from './db/types.js';
@@ -75,7 +75,7 @@ export interface AppDeps {
 }
 
 export interface App {
-  app: Application;
+  app: Express;
   lti: LtiAdapter;
   sandbox?: Sandbox;
   /** Proctoring accounts of platforms that do not use the environment's, and their clients. */

@@ -8,6 +8,7 @@ import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { encryptionKeysOf } from './dev-encryption-key.js';
 import { createDrain } from './http/graceful-shutdown.js';
+import { expressServerClasses } from './http/express-server-classes.js';
 import { createLogger } from './logger.js';
 
 async function main(): Promise<void> {
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
 
   const [encryptionKey = '', ...olderEncryptionKeys] = encryptionKeysOf(config);
   const tool = await createApp({ config, db, logger, encryptionKey, olderEncryptionKeys });
-  const server = createServer((req, res) => {
+  const server = createServer(expressServerClasses(tool.app), (req, res) => {
     // Load balancers stop sending new requests to a replica that is shutting down.
     if (drain.draining && req.url === '/readyz') {
       res.writeHead(503, { 'content-type': 'application/json', connection: 'close' }).end('{"status":"shutting down"}');
