@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from '../logger.js';
+import { requestSlot } from './request-slots.js';
 
 /** What a proxy's X-Request-Id may look like to be reused (uuids, hex, ULIDs, nginx's $request_id …). */
 const FORWARDED_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -25,7 +26,7 @@ export function requestIdOf(req: Request): string | undefined {
   return typeof reqId === 'string' ? reqId : undefined;
 }
 
-const childLoggers = new WeakMap<Request, { base: Logger; child: Logger }>();
+const childLoggers = requestSlot<Request, { base: Logger; child: Logger }>('request logger');
 
 /**
  * The log of one request: `logger` with the request's id (`reqId`) on every line, made once per request. A

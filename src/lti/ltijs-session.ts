@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { requestSlot } from '../http/request-slots.js';
 import { CLAIM } from './claims.js';
 
 /**
@@ -71,7 +72,7 @@ export function ltijsSessionOf(valid: Record<string, unknown>, state: string): L
 }
 
 /** The session each response opened on the tool's launch route, by response: its launch is read from here. */
-const openedSessions = new WeakMap<object, LtijsSession['ltik']>();
+const openedSessions = requestSlot<object, LtijsSession['ltik']>('opened session');
 
 /**
  * Gives a response the session it opened: `locals.ltik` is signed the first time something reads it (a page, a

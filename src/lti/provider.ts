@@ -5,6 +5,7 @@ import ltijs, { type LtijsPlatform, type LtijsProvider } from 'ltijs';
 import { DatabaseUnavailableError, isOutageMessage } from '../db/errors.js';
 import type { Database } from '../db/types.js';
 import { requestLogger } from '../http/request-id.js';
+import { requestSlot } from '../http/request-slots.js';
 import type { Logger } from '../logger.js';
 import { CLAIM, launchClaimsSchema, toLaunch, withoutPersonalClaims, type LtiLaunch } from './claims.js';
 import type { DeepLinkingResponse, LtiResourceLinkItem } from './deep-linking.js';
@@ -164,7 +165,7 @@ interface HeldSession {
 }
 
 /** Each id_token POST's held session documents, by its response (what `ltikOf` and `keepSession` are given). */
-const heldSessions = new WeakMap<Response, HeldSession>();
+const heldSessions = requestSlot<Response, HeldSession>('held session');
 
 function holdSession(res: Response): HeldSession {
   const held: HeldSession = { replaces: [], stored: false };
@@ -173,7 +174,7 @@ function holdSession(res: Response): HeldSession {
 }
 
 /** The context of each request served by ltijs's routes, by its response (what ltijs's failure callbacks are given). */
-const trackedContexts = new WeakMap<Response, RequestContext>();
+const trackedContexts = requestSlot<Response, RequestContext>('request context');
 
 function framedBy(req: Request): boolean | undefined {
   const destination = req.get('sec-fetch-dest');
@@ -353,7 +354,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
   }
 
   // One read of the launch per response: the page's language and the page itself both ask for it.
-  const launches = new WeakMap<Response, Promise<LtiLaunch>>();
+  const launches = requestSlot<Response, Promise<LtiLaunch>>('launch');
   function launchOf(res: Response): Promise<LtiLaunch> {
     let launch = launches.get(res);
     if (!launch) {
