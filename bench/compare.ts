@@ -16,8 +16,8 @@
 // slowest launches: where the tail is spent (the tool's answers, or the LMS's).
 // --against runs this tool from another checkout (a git worktree of the commit to compare with, its
 // node_modules in place) where the bare tool would run: the same flow and figures, for measuring a change.
-// --node-flags "<flags>" starts this tool's process (not the one compared with) with those Node.js/V8 flags, e.g.
-// --node-flags "--max-semi-space-size=32" with --against a worktree of the same commit: a runtime setting's effect.
+// --node-flags=<flags> starts this tool's process (not the one compared with) with those Node.js/V8 flags, e.g.
+// --node-flags=--max-semi-space-size=32 with --against a worktree of the same commit: a runtime setting's effect.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';

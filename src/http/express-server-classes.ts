@@ -16,7 +16,7 @@ const initResponse = ServerResponse as unknown as (this: ServerResponse, ...args
  *
  * Express gives every request and response its app's prototype with `Object.setPrototypeOf` as it starts
  * handling them. On Node 20, changing a live object's prototype costs V8 more than the call: in a load test of
- * a bare express app, 16–25 % of what each request allocated then outlived the young-generation collections and
+ * a bare express app, 14–25 % of what each request allocated then outlived the young-generation collections and
  * was promoted (plain `http` with the same handler: none), and each collection paused four times as long. Born
  * with the app's prototype, the object already has it and express's call changes nothing. Node 24 pays nothing
  * for the change, and there the classes only cost allocation (about 10 KB more per request), so it keeps
