@@ -40,25 +40,30 @@ export function createLaunchRecorder(deps: { log: LaunchLog }): RecordLaunchStep
 
   return async (session, trace, work) => {
     const started = performance.now();
-    const base = { issuer: session.launch.issuer, contextId: session.launch.context?.id, userId: session.userId, role: session.decision.kind };
+    // Every record is one literal of one shape: built by spreading a base, Node.js 20 gives each its own hidden
+    // class (see `merged` in values.ts).
+    const entryOf = (outcome: LaunchRecord['outcome'], failure?: { error: unknown }): LaunchRecord => ({
+      issuer: session.launch.issuer,
+      contextId: session.launch.context?.id,
+      userId: session.userId,
+      role: session.decision.kind,
+      examId: trace.examId,
+      endpoint: trace.endpoint,
+      outcome,
+      errorCode: failure === undefined ? undefined : failure.error instanceof AppError ? failure.error.code : 'internal',
+      incidentId: failure?.error instanceof AppError ? failure.error.incidentId : undefined,
+      durationMs: performance.now() - started,
+    });
     try {
       const outcome = await work(trace);
-      const entry: LaunchRecord = { ...base, examId: trace.examId, endpoint: trace.endpoint, outcome: outcome.kind === 'redirect' ? 'redirected' : 'shown', durationMs: performance.now() - started };
+      const entry = entryOf(outcome.kind === 'redirect' ? 'redirected' : 'shown');
       await keep(session.logger, entry, started);
       line(session.logger, entry);
       return outcome;
     } catch (error) {
       // A proctoring failure becomes its HTTP answer here already: the launch record names its code and incident.
       const appError = error instanceof ProctoringError ? toAppError(error) : error;
-      const entry: LaunchRecord = {
-        ...base,
-        examId: trace.examId,
-        endpoint: trace.endpoint,
-        outcome: error instanceof ProctoringError ? 'upstream_error' : 'refused',
-        errorCode: appError instanceof AppError ? appError.code : 'internal',
-        incidentId: appError instanceof AppError ? appError.incidentId : undefined,
-        durationMs: performance.now() - started,
-      };
+      const entry = entryOf(error instanceof ProctoringError ? 'upstream_error' : 'refused', { error: appError });
       await keep(session.logger, entry, started);
       if (appError instanceof AppError) line(session.logger, entry, appError);
       throw appError;

@@ -23,7 +23,13 @@ export const CLAIM = {
   lti1p1: 'https://purl.imsglobal.org/spec/lti/claim/lti1p1',
 } as const;
 
-const optionalText = z.string().optional().catch(undefined);
+// null (some platforms send it for an empty name) is read as absent without failing: zod's catch builds its
+// fallback's context by spreading the failed result, a hidden class per failure on Node.js 20.
+const optionalText = z
+  .string()
+  .nullish()
+  .catch(undefined)
+  .transform((value) => value ?? undefined);
 
 /** The parts of a verified id_token the tool relies on; unknown claims are kept aside as `raw`. */
 export const launchClaimsSchema = z.object({

@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { apiKeyFor, type ProctoringCredentials } from './api-key.js';
 import type { Region } from '../config.js';
@@ -103,6 +103,9 @@ export function createProctoringClient(options: ProctoringClientOptions): Procto
   if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new Error('The proctoring base URL must be an http(s) URL');
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const host = base.host;
+  const origin = base.origin;
+  // The base URL's own path (a service mounted under a prefix), which every call's path follows.
+  const basePath = base.pathname.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const apiKey = apiKeyFor(options.credentials);
   const secrets = [apiKey, 'secret' in options.credentials ? options.credentials.secret : ''].filter((s) => s.length >= 4);
@@ -132,13 +135,16 @@ export function createProctoringClient(options: ProctoringClientOptions): Procto
 
   async function sendUntil(signal: AbortSignal, method: 'GET' | 'POST', path: string, headers: Record<string, string>, payload: string | undefined, operation: ProctoringOperation): Promise<{ status: number; text: string }> {
     for (let attempt = 1; ; attempt++) {
-      let response: Awaited<ReturnType<typeof request>>;
+      let response: Dispatcher.ResponseData;
       try {
-        response = await request(`${baseUrl}${path}`, {
+        // The agent's own request: undici's top-level request(url, options) spreads the options into a new object
+        // and adds to it, which on Node.js 20 costs a hidden class per call (see `merged` in values.ts).
+        response = await agent.request({
+          origin,
+          path: `${basePath}${path}`,
           method,
           headers,
           body: payload,
-          dispatcher: agent,
           signal,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
