@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { Application, CookieOptions, NextFunction, Request, Response } from 'express';
 import Auth from 'ltijs/dist/Utils/Auth.js';
 import LtijsRequest from 'ltijs/dist/Utils/Request.js';
+import { methodOverride } from '../http/request-slots.js';
 
 /*
  * Everything the adapter does to ltijs beyond its public Provider API, in one place: the private modules it
@@ -141,16 +142,20 @@ function isLtijsErrorBody(body: unknown): body is { status: number; error: strin
  * one of ltijs's requests so that such an answer (status 500 or above, that body) is handed to `replace`, with
  * ltijs's message, instead of being sent; `replace` answers with the tool's own error response.
  */
-export function replaceLtijsErrorAnswers(res: Response, replace: (ltijsMessage: string) => void): void {
-  const send = res.send.bind(res);
-  res.send = (responseBody?: unknown) => {
-    if (res.statusCode >= 500 && isLtijsErrorBody(responseBody)) {
-      res.send = send;
-      replace(typeof responseBody.details.message === 'string' ? responseBody.details.message : responseBody.error);
+const sendUnlessLtijsError = methodOverride<Response, [unknown?], Response, { replace: (ltijsMessage: string) => void; replaced: boolean }>(
+  'send',
+  (res, answer, send, [responseBody]) => {
+    if (!answer.replaced && res.statusCode >= 500 && isLtijsErrorBody(responseBody)) {
+      answer.replaced = true;
+      answer.replace(typeof responseBody.details.message === 'string' ? responseBody.details.message : responseBody.error);
       return res;
     }
     return send(responseBody);
-  };
+  },
+);
+
+export function replaceLtijsErrorAnswers(res: Response, replace: (ltijsMessage: string) => void): void {
+  sendUnlessLtijsError(res, { replace, replaced: false });
 }
 
 /** The one method of ltijs's database interface this patch touches. */
@@ -178,16 +183,19 @@ export function tolerateStateDeleteFailures<S extends LtijsDeleting>(store: S, o
   return store;
 }
 
+type SetCookie = (name: string, value: string, options?: CookieOptions) => Response;
+
+const watchStateCookie = methodOverride<Response, Parameters<SetCookie>, Response, (state: string) => void>('cookie', (_res, onState, setCookie, [name, value, options]) => {
+  if (name.startsWith('state') && name.length > 'state'.length && value !== '') onState(name.slice('state'.length));
+  return setCookie(name, value, options);
+});
+
 /**
  * Calls `onState` with the state of the login whose state cookie is set on `res` (ltijs's login route sets
  * `state<state>` right before it builds the login request with that state).
  */
 export function onStateCookie(res: Response, onState: (state: string) => void): void {
-  const setCookie = res.cookie.bind(res) as (name: string, value: string, options?: CookieOptions) => Response;
-  (res as { cookie: unknown }).cookie = (name: string, value: string, options?: CookieOptions) => {
-    if (name.startsWith('state') && name.length > 'state'.length && value !== '') onState(name.slice('state'.length));
-    return setCookie(name, value, options);
-  };
+  watchStateCookie(res, onState);
 }
 
 /**
@@ -197,13 +205,13 @@ export function onStateCookie(res: Response, onState: (state: string) => void): 
  * to the LMS's site. ltijs's own cookie options have no such attribute.
  */
 export function cookieAttributes(secure: boolean, loginMaxAgeSeconds: number) {
+  const adjustCookies = methodOverride<Response, Parameters<SetCookie>, Response, undefined>('cookie', (_res, _data, setCookie, [name, value, options = {}]) => {
+    const adjusted: CookieOptions = { ...options, ...(secure ? { partitioned: true } : {}) };
+    if (name.startsWith('state') && value !== '' && typeof options.maxAge === 'number') adjusted.maxAge = loginMaxAgeSeconds * 1000;
+    return setCookie(name, value, adjusted);
+  });
   return (_req: Request, res: Response, next: NextFunction) => {
-    const setCookie = res.cookie.bind(res) as (name: string, value: string, options: Record<string, unknown>) => Response;
-    (res as { cookie: unknown }).cookie = (name: string, value: string, options: Record<string, unknown> = {}) => {
-      const adjusted: Record<string, unknown> = { ...options, ...(secure ? { partitioned: true } : {}) };
-      if (name.startsWith('state') && value !== '' && typeof options.maxAge === 'number') adjusted.maxAge = loginMaxAgeSeconds * 1000;
-      return setCookie(name, value, adjusted);
-    };
+    adjustCookies(res, undefined);
     next();
   };
 }

@@ -73,6 +73,7 @@ export function ltijsSessionOf(valid: Record<string, unknown>, state: string): L
 
 /** The session each response opened on the tool's launch route, by response: its launch is read from here. */
 const openedSessions = requestSlot<object, LtijsSession['ltik']>('opened session');
+const unsignedTokens = requestSlot<object, { ltik: LtijsSession['ltik']; sign: (payload: LtijsSession['ltik']) => string }>('session token to sign');
 
 /**
  * Gives a response the session it opened: `locals.ltik` is signed the first time something reads it (a page, a
@@ -81,16 +82,20 @@ const openedSessions = requestSlot<object, LtijsSession['ltik']>('opened session
  */
 export function holdOpenedSession(res: { locals: Record<string, unknown> }, ltik: LtijsSession['ltik'], sign: (payload: LtijsSession['ltik']) => string): void {
   openedSessions.set(res, ltik);
-  const settle = (value: unknown) => {
-    Object.defineProperty(res.locals, 'ltik', { value, writable: true, enumerable: true, configurable: true });
-    return value;
-  };
-  Object.defineProperty(res.locals, 'ltik', {
-    enumerable: true,
-    configurable: true,
-    get: () => settle(sign(ltik)),
-    set: settle,
-  });
+  unsignedTokens.set(res.locals, { ltik, sign });
+  // Shared accessor functions, the token's data in a slot: a function made per response and kept on its locals
+  // would keep the whole response through young-generation collections (see methodOverride).
+  Object.defineProperty(res.locals, 'ltik', { enumerable: true, configurable: true, get: signHeldToken, set: settleToken });
+}
+
+function settleToken(this: object, value: unknown): unknown {
+  Object.defineProperty(this, 'ltik', { value, writable: true, enumerable: true, configurable: true });
+  return value;
+}
+
+function signHeldToken(this: object): unknown {
+  const held = unsignedTokens.get(this);
+  return settleToken.call(this, held ? held.sign(held.ltik) : undefined);
 }
 
 /** The payload of the session this response opened on the tool's launch route, if it did. */

@@ -485,6 +485,7 @@ function directLaunchRoute(deps: {
   const secure = deps.publicUrl.protocol === 'https:';
   const clearStateCookie = ltijsCookieOptions(secure);
   const withCookieAttributes = cookieAttributes(secure, LOGIN_MAX_AGE_SECONDS);
+  const signSessionToken = (payload: object) => String(jwt.sign(payload, encryptionKey));
 
   async function openSession(req: Request, res: Response, next: NextFunction, context: RequestContext, held: HeldSession, idToken: string, state: string): Promise<void> {
     // Whether the launch is accepted or refused, the login is over: its state cookie and ltijs state document go.
@@ -508,7 +509,7 @@ function directLaunchRoute(deps: {
       answerFailedSession(context, error instanceof Error ? error.message : undefined, 'invalid_token', (refusal) => deps.refuse(req, res, refusal, 401), next);
       return;
     }
-    holdOpenedSession(res, session.ltik, (payload) => String(jwt.sign(payload, encryptionKey)));
+    holdOpenedSession(res, session.ltik, signSessionToken);
     res.locals.context = session.contexttoken.doc;
     res.locals.token = merged(session.idtoken.doc, { platformContext: session.contexttoken.doc });
     await deps.launched(res.locals.token, req, res, next);

@@ -11,6 +11,7 @@ import { LTI_ROUTES } from './paths.js';
 import { isStorageTarget, platformOriginOf, STORAGE_ANSWER_TIMEOUT_MS, STORAGE_FIELDS, storageKeys } from './platform-storage.js';
 import type { LtiAdapter } from './provider.js';
 import type { RegistrationLinks } from './registration-links.js';
+import { methodOverride } from '../http/request-slots.js';
 
 export interface LtiRoutesOptions {
   adapter: LtiAdapter;
@@ -194,9 +195,12 @@ function nonceOf(idToken: string): string | undefined {
  * without the storage target, for the cookie path when the platform does not answer.
  */
 function storeInPlatform(req: Request, res: Response, target: string, fallback: [string, string][]): void {
-  const redirect = res.redirect.bind(res) as (...args: unknown[]) => void;
-  const action = req.baseUrl + req.path;
-  (res as { redirect: unknown }).redirect = (...args: unknown[]) => {
+  redirectThroughPlatformStorage(res, { req, target, fallback, action: req.baseUrl + req.path });
+}
+
+const redirectThroughPlatformStorage = methodOverride<Response, unknown[], void, { req: Request; target: string; fallback: [string, string][]; action: string }>(
+  'redirect',
+  (res, { req, target, fallback, action }, redirect, args) => {
     const location = args.find((arg): arg is string => typeof arg === 'string');
     const platformOrigin = location ? platformOriginOf(location) : undefined;
     const authUrl = location && platformOrigin ? new URL(location) : undefined;
@@ -214,8 +218,8 @@ function storeInPlatform(req: Request, res: Response, target: string, fallback: 
       fields: [...fallback.filter(([name]) => name !== 'lti_storage_check'), ['lti_storage_check', 'cookie']],
       fieldNames: STORAGE_FIELDS,
     });
-  };
-}
+  },
+);
 
 /** The JSON Canvas's "Enter URL" developer-key form reads (LTI 1.3 tool configuration). */
 export function canvasConfiguration(tool: ToolDescription): Record<string, unknown> {
