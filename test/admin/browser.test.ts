@@ -1,27 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { createInstitutionSettingsStore } from '../../src/institution/settings.js';
 import { platformKey } from '../../src/lti/identifiers.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { ADMIN_TEST_PASSWORD } from '../helpers/admin.js';
-import { axeViolations, describeViolations } from '../helpers/axe.js';
+import { assertNoAxeViolations, signInByKeyboard } from '../helpers/admin-browser.js';
 import { withBrowser } from '../helpers/browser.js';
 import { launch } from '../helpers/lti-flow.js';
-
-/** Signs in from the keyboard only: the password field has focus on arrival, Enter submits. */
-async function signInByKeyboard(page: Page, baseUrl: string, password = ADMIN_TEST_PASSWORD): Promise<void> {
-  await page.goto(`${baseUrl}/admin`);
-  assert.match(page.url(), /\/admin\/sign-in/);
-  assert.equal(await page.evaluate(() => document.activeElement?.id), 'password', 'the password field has focus');
-  await page.keyboard.type(password);
-  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
-}
-
-async function assertNoAxeViolations(page: Page, what: string): Promise<void> {
-  const violations = await axeViolations(page);
-  assert.equal(violations.length, 0, `${what}:\n${describeViolations(violations)}`);
-}
 
 describe('in a browser: the admin console', () => {
   let app: TestApp;
