@@ -204,14 +204,19 @@ export function onStateCookie(res: Response, onState: (state: string) => void): 
  * (CHIPS), so that a browser blocking third-party cookies still keeps them inside the LMS's frame, keyed
  * to the LMS's site. ltijs's own cookie options have no such attribute.
  */
-export function cookieAttributes(secure: boolean, loginMaxAgeSeconds: number) {
-  const adjustCookies = methodOverride<Response, Parameters<SetCookie>, Response, undefined>('cookie', (_res, _data, setCookie, [name, value, options = {}]) => {
+const adjustCookies = methodOverride<Response, Parameters<SetCookie>, Response, { secure: boolean; loginMaxAgeSeconds: number }>(
+  'cookie',
+  (_res, { secure, loginMaxAgeSeconds }, setCookie, [name, value, options = {}]) => {
     const adjusted: CookieOptions = { ...options, ...(secure ? { partitioned: true } : {}) };
     if (name.startsWith('state') && value !== '' && typeof options.maxAge === 'number') adjusted.maxAge = loginMaxAgeSeconds * 1000;
     return setCookie(name, value, adjusted);
-  });
+  },
+);
+
+export function cookieAttributes(secure: boolean, loginMaxAgeSeconds: number) {
+  const attributes = { secure, loginMaxAgeSeconds };
   return (_req: Request, res: Response, next: NextFunction) => {
-    adjustCookies(res, undefined);
+    adjustCookies(res, attributes);
     next();
   };
 }
