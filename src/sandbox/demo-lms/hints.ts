@@ -41,10 +41,17 @@ export function createMessageHints(options: { issuer: string; now: () => number;
   const pending = new Map<string, { launch: PendingLaunch; expiresAt: number }>();
   const canvasDomain = new URL(options.issuer).host;
 
+  // Insertion order is age order, and every entry lives the same TTL: the expired ones are at the front, so
+  // pruning stops at the first live one instead of walking every pending launch on each login (a class of
+  // 1,000 starting at once made that quadratic). Should the clock step back, an expired entry left behind a
+  // live one is still refused when consumed.
   function prune(): void {
     const now = options.now();
-    for (const [id, entry] of pending) if (entry.expiresAt <= now) pending.delete(id);
-    // Insertion order is age order: drop the oldest when someone floods the launch form.
+    for (const [id, entry] of pending) {
+      if (entry.expiresAt > now) break;
+      pending.delete(id);
+    }
+    // Drop the oldest when someone floods the launch form.
     while (pending.size >= MAX_PENDING) {
       const oldest = pending.keys().next();
       if (oldest.done) break;

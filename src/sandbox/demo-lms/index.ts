@@ -121,12 +121,18 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
   const keys = await platformKeys(options.privateKey, options.kid);
   const course = createDemoCourse();
   const users = demoUsers();
-  let members: DemoPerson[] | undefined;
-  const membersOf = (): DemoPerson[] => (members ??= classMembers(users, classSize));
+  let members: { list: DemoPerson[]; byId: Map<string, DemoPerson> } | undefined;
+  const classOf = () => {
+    if (members) return members;
+    const list = classMembers(users, classSize);
+    members = { list, byId: new Map(list.map((person) => [person.id, person])) };
+    return members;
+  };
+  const membersOf = (): DemoPerson[] => classOf().list;
 
   /** A class member who launches: a named user as themselves, a generated learner as a user of the same role. */
   const classMember = (id: string): { user: DemoUser; member?: DemoUser } => {
-    const person = membersOf().find((candidate) => candidate.id === id);
+    const person = classOf().byId.get(id);
     if (!person) throw new Error(`not a member of the class: ${id}`);
     if (person.status !== 'Active') throw new Error(`not an active member of the class: ${id}`);
     const named = users.find((candidate) => candidate.id === id);
