@@ -2,8 +2,7 @@
 // bounded when the launch form is flooded.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { PendingLaunch } from '../../src/sandbox/demo-lms/hints.js';
-import { createMessageHints } from '../../src/sandbox/demo-lms/hints.js';
+import { createMessageHints, type PendingLaunch } from '../../src/sandbox/demo-lms/hints.js';
 
 const ISSUER = 'http://lms.test/sandbox/lms';
 const TTL_SECONDS = 300;
