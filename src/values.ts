@@ -29,13 +29,14 @@ export function detachedCopy(text: string): string {
  * through every young collection in between, so a request's short-lived objects were promoted with them. A
  * property named `__proto__` is copied as a property, as a spread does, never set as the prototype.
  */
-export function merged(...sources: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>): Record<string, unknown> {
+export function merged(...sources: ReadonlyArray<object | undefined>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const source of sources) {
     if (!source) continue;
-    for (const key of Object.keys(source)) {
-      if (key === '__proto__') Object.defineProperty(out, key, { value: source[key], enumerable: true, writable: true, configurable: true });
-      else out[key] = source[key];
+    const record = source as Readonly<Record<string, unknown>>;
+    for (const key of Object.keys(record)) {
+      if (key === '__proto__') Object.defineProperty(out, key, { value: record[key], enumerable: true, writable: true, configurable: true });
+      else out[key] = record[key];
     }
   }
   return out;

@@ -4,6 +4,7 @@ import type { Application, CookieOptions, NextFunction, Request, Response } from
 import Auth from 'ltijs/dist/Utils/Auth.js';
 import LtijsRequest from 'ltijs/dist/Utils/Request.js';
 import { methodOverride } from '../http/request-slots.js';
+import { merged } from '../values.js';
 
 /*
  * Everything the adapter does to ltijs beyond its public Provider API, in one place: the private modules it
@@ -198,6 +199,8 @@ export function onStateCookie(res: Response, onState: (state: string) => void): 
   watchStateCookie(res, onState);
 }
 
+const PARTITIONED = { partitioned: true } as const;
+
 /**
  * ltijs's cookies, adjusted: the login state cookie lives as long as a login may take (ltijs gives it 60 s,
  * too short when the LMS first asks the person to sign in), and over https every cookie is Partitioned
@@ -207,8 +210,8 @@ export function onStateCookie(res: Response, onState: (state: string) => void): 
 const adjustCookies = methodOverride<Response, Parameters<SetCookie>, Response, { secure: boolean; loginMaxAgeSeconds: number }>(
   'cookie',
   (_res, { secure, loginMaxAgeSeconds }, setCookie, [name, value, options = {}]) => {
-    const adjusted: CookieOptions = { ...options, ...(secure ? { partitioned: true } : {}) };
-    if (name.startsWith('state') && value !== '' && typeof options.maxAge === 'number') adjusted.maxAge = loginMaxAgeSeconds * 1000;
+    const loginState = name.startsWith('state') && value !== '' && typeof options.maxAge === 'number';
+    const adjusted: CookieOptions = merged(options, secure ? PARTITIONED : undefined, loginState ? { maxAge: loginMaxAgeSeconds * 1000 } : undefined);
     return setCookie(name, value, adjusted);
   },
 );
