@@ -91,6 +91,10 @@ try {
   if (cli.status !== 0) throw new Error(`proctor-lti platform list failed (exit ${cli.status}): ${cli.stderr}`);
   if (!cli.stdout.includes(`${baseUrl}/sandbox/lms`)) throw new Error(`proctor-lti platform list does not list the demo LMS: ${cli.stdout}`);
   step(`CLI (${bin}) ran: platform list shows the demo LMS`);
+  const version = spawnSync(process.execPath, [bin, '--version'], { cwd: app, env, encoding: 'utf8', timeout: 60_000 });
+  const manifestVersion = (JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { version: string }).version;
+  if (version.status !== 0 || version.stdout.trim() !== manifestVersion) throw new Error(`proctor-lti --version printed ${JSON.stringify(version.stdout)} (exit ${version.status}), not ${manifestVersion}`);
+  step(`CLI --version: ${manifestVersion}`);
 
   if (env.DATABASE_URL) {
     const pg = await import('pg');

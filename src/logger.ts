@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
@@ -24,14 +25,15 @@ const REDACT = [
 /**
  * The process's logger: JSON lines, secrets redacted. Lines written while a request is served go through that
  * request's child logger (`requestLogger` in src/http/request-id.ts), which adds its `reqId`; lines written
- * outside a request (start-up, timers, background work) carry none.
+ * outside a request (start-up, timers, background work) carry none. Every line names the host and process that
+ * wrote it, so that the lines of several replicas collected in one place can be told apart.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
       level,
       redact: { paths: REDACT, censor: '[redacted]' },
-      base: undefined,
+      base: { pid: process.pid, hostname: hostname() },
     },
     destination,
   );

@@ -10,6 +10,7 @@ import { encryptionKeysOf } from './dev-encryption-key.js';
 import { createDrain } from './http/graceful-shutdown.js';
 import { expressServerClasses } from './http/express-server-classes.js';
 import { createLogger } from './logger.js';
+import { buildInfo } from './version.js';
 
 async function main(): Promise<void> {
   const startedAt = performance.now();
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  const build = buildInfo();
+  logger.info({ version: build.version, node: build.node }, 'proctor-lti starting');
   // A promise nobody awaited failed: log it and keep serving (every request path handles its own errors;
   // ending the process would drop every launch in flight). An uncaught exception leaves unknown state: exit.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection (still running)'));
@@ -94,7 +97,7 @@ async function main(): Promise<void> {
   }
 
   const startupMs = Math.round(performance.now() - startedAt);
-  logger.info({ port: config.port, publicUrl: config.publicUrl.href, database: db.kind, sandbox: config.sandbox, startupMs }, 'proctor-lti started');
+  logger.info({ version: build.version, node: build.node, port: config.port, publicUrl: config.publicUrl.href, database: db.kind, sandbox: config.sandbox, startupMs }, 'proctor-lti started');
   if (config.sandbox) {
     logger.warn({ database: db.kind, explicit: config.sandboxExplicit }, 'sandbox mode: the demo LMS launches as anyone and the emulator controls need no sign-in; never expose it to users');
     console.log(`\nproctor-lti is running in sandbox mode (demo LMS + proctoring emulator, ${db.kind} database${config.sandboxExplicit ? ', SANDBOX=1' : ''}).`);

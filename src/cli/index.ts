@@ -6,6 +6,11 @@ import { ConfigError, loadConfig } from '../config.js';
  * knows where the command runs: in the running tool (embedded database held by it), or here.
  */
 async function main(argv: string[]): Promise<number> {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    const { VERSION } = await import('../version.js');
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
   const { isStandalone, runStandalone } = await import('./standalone.js');
   if (isStandalone(argv)) return runStandalone(argv);
   let config;

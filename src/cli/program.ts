@@ -24,7 +24,8 @@ export async function buildCli(runtime: CliRuntime, argv: readonly string[] = []
   const program = new Command('proctor-lti')
     .description('Administration of the proctor-lti LTI tool')
     .exitOverride()
-    .configureOutput({ writeOut: outRaw, writeErr: (text) => err(text.replace(/\n$/, '')) });
+    .configureOutput({ writeOut: outRaw, writeErr: (text) => err(text.replace(/\n$/, '')) })
+    .addHelpText('after', '\n`proctor-lti --version` prints the release (package.json).');
   const group = argv[0] !== undefined ? COMMAND_GROUPS[argv[0]] : undefined;
   for (const add of group ? [group] : Object.values(COMMAND_GROUPS)) await add(program, runtime);
   // Sub-commands inherit the output settings and the exit override.

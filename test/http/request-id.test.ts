@@ -3,6 +3,7 @@
 // launches), without mixing concurrent requests; a trusted proxy's id is reused as is. The id reaches the lines
 // through each request's child logger, not through an AsyncLocalStorage.
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
@@ -84,7 +85,7 @@ describe('requestIds and requestLogger', () => {
     });
     await supertest(bare).get('/').expect(200);
     logger.info('outside');
-    assert.deepEqual(lines, [{ level: 30, time: lines[0]!.time, msg: 'outside' }]);
+    assert.deepEqual(lines, [{ level: 30, time: lines[0]!.time, pid: process.pid, hostname: hostname(), msg: 'outside' }]);
   });
 });
 
