@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { doubleCsrf } from 'csrf-csrf';
 import { wording } from '../i18n/index.js';
+import { z } from 'zod';
 import { AppError } from './errors.js';
 
 export interface Csrf {
@@ -22,6 +23,9 @@ export interface CsrfOptions {
   cookie?: { name: string; sameSite: 'strict' };
 }
 
+/** A form's token field; a form without one (or with a list) carries no token and is refused as forged. */
+const CSRF_FIELD = z.object({ _csrf: z.string() });
+
 /**
  * Signed double-submit tokens (csrf-csrf), bound to the LTI session: a token issued for one launch is
  * worthless in another, and a page of another site can neither read the cookie nor the token.
@@ -35,8 +39,7 @@ export function createCsrf(options: CsrfOptions): Csrf {
     getCsrfTokenFromRequest: (req) => {
       const header = req.get('x-csrf-token');
       if (header) return header;
-      const body = req.body as Record<string, unknown> | undefined;
-      return typeof body?._csrf === 'string' ? body._csrf : undefined;
+      return CSRF_FIELD.safeParse(req.body).data?._csrf;
     },
   });
   return {

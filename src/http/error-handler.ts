@@ -11,6 +11,7 @@ import { RosterError } from '../hosted/roster.js';
 import { ProctoringError, ProctoringRequestInvalid, requestInvalidWording } from '../proctoring/errors.js';
 import { localizeViolation } from '../exams/settings/violations.js';
 import { AppError, errorLogFields, isLogged, markLogged, NotFoundError } from './errors.js';
+import { localsOf } from './locals.js';
 import { requestLogger } from './request-id.js';
 
 /** API routes live under /api/ (and /lti/api/ behind the LTI session); hosted endpoints are fetched by scripts. */
@@ -173,7 +174,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       else if (appError.status >= 500) log.error(fields, appError.title);
       else log.info(fields, appError.title);
     }
-    const showAdmin = res.locals.showAdminDetail === true;
+    const showAdmin = localsOf(res).showAdminDetail === true;
     // Errors raised before the language was chosen (e.g. in the sandbox's routes) still get a page in one.
     const reader = translatorOf(req, res);
     const text = localizedText(appError, reader);
@@ -214,7 +215,7 @@ function localizedText(error: AppError, translator: Translator): { title: string
 function retryOf(req: Request, res: Response, error: AppError): { retryUrl?: string; retryMethod?: 'post'; retryFields?: Record<string, string> } {
   if (!error.options.retryable) return {};
   if (req.method === 'GET') return { retryUrl: req.originalUrl };
-  const fields = res.locals.retryFields as Record<string, string> | undefined;
+  const fields = localsOf(res).retryFields;
   if (req.method !== 'POST' || !fields) return {};
   return { retryUrl: req.originalUrl.split('?')[0], retryMethod: 'post', retryFields: fields };
 }
