@@ -12,7 +12,8 @@ import { HASH_PASSWORD_COMMAND, verifyPassword } from './password.js';
 import type { AdminContext, AdminPageModule, AdminServices } from './registry.js';
 import { createAdminSessionStore, DEFAULT_SESSION_LIMITS, type AdminSession, type AdminSessionLimits } from './sessions.js';
 import { multipartForms } from './uploads.js';
-import { createSignInGuard, DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from './sign-in-limits.js';
+import { createSignInGuard, createSignInLockouts, DEFAULT_SIGN_IN_LIMITS, EVERYONE, type SignInLimits, type SignInLock } from './sign-in-limits.js';
+import { clientKeyOf } from '../http/rate-limits.js';
 
 export const ADMIN_BASE = '/admin';
 
@@ -62,6 +63,7 @@ function consoleHeaders(secure: boolean): RequestHandler[] {
 
 /** What every page gets: the services, rendering inside the console layout, and the audit of its changes. */
 function createConsoleContext(deps: AdminConsoleDeps, audit: AuditLog, csrf: Csrf, pages: readonly AdminPageModule[]): AdminContext {
+  const signInLockouts = createSignInLockouts(deps.db, deps.signInLimits ?? DEFAULT_SIGN_IN_LIMITS);
   const { config } = deps;
   const navigation = pages
     .filter((page) => page.navOrder !== undefined)
@@ -73,6 +75,7 @@ function createConsoleContext(deps: AdminConsoleDeps, audit: AuditLog, csrf: Csr
     db: deps.db,
     lti: deps.lti,
     audit,
+    signInLockouts,
     refusedRegistrations: deps.refusedRegistrations,
     platformActivity: deps.platformActivity,
     institutions: deps.institutions,
@@ -158,11 +161,23 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
       next(error);
     }
   });
-  const guard = createSignInGuard(db, deps.signInLimits ?? DEFAULT_SIGN_IN_LIMITS, (req, res) => {
-    requestLogger(logger, req).warn({ remoteAddress: req.ip }, 'admin sign-in locked out after repeated failures');
-    res.status(429);
-    context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), lockedOut: true, next: safeNext(req.body?.next) });
+  const signInLimits = deps.signInLimits ?? DEFAULT_SIGN_IN_LIMITS;
+  const guard = createSignInGuard(db, signInLimits, (req, res, lock) => {
+    requestLogger(logger, req).warn({ remoteAddress: req.ip, scope: lock.scope }, 'admin sign-in locked out after repeated failures');
+    void recordLockout(req, lock).catch((error: unknown) => requestLogger(logger, req).warn({ err: error }, 'could not record the sign-in lockout'));
+    res.status(429).set('Retry-After', String(lock.retryAfterSeconds));
+    context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), lockedOut: lock.scope, next: safeNext(req.body?.next) });
   });
+  // One audit entry when a lockout starts (the attempt just past the limit), not one per refused attempt.
+  const lockoutsRecorded = new Set<string>();
+  async function recordLockout(req: Request, lock: SignInLock): Promise<void> {
+    const client = lock.scope === 'everyone' ? EVERYONE : clientKeyOf(req.ip);
+    const key = `${client}\0${Math.floor(Date.now() / 1000 / signInLimits.windowSeconds)}`;
+    if (lockoutsRecorded.has(key)) return;
+    lockoutsRecorded.add(key);
+    if (lockoutsRecorded.size > 1000) lockoutsRecorded.clear();
+    await audit.record({ ...context.actorOf(req), actor: 'anonymous', action: 'admin.sign_in_lockout', target: lock.scope === 'everyone' ? 'everyone' : client });
+  }
 
   router.get('/sign-in', (req, res) => {
     if (res.locals.adminSession) {
@@ -179,6 +194,7 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
       const password = typeof body.password === 'string' ? body.password : '';
       if (!password || !(await verifyPassword(password, adminPassword))) {
         requestLogger(logger, req).info({ remoteAddress: req.ip }, 'admin sign-in refused: wrong password');
+        await audit.record({ ...context.actorOf(req), actor: 'anonymous', action: 'admin.sign_in_failed', target: clientKeyOf(req.ip) });
         res.status(401);
         context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), wrongPassword: true, next: safeNext(body.next) });
         return;
@@ -218,6 +234,7 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
     try {
       const id: unknown = req.signedCookies?.[sessionCookie];
       if (typeof id === 'string') await sessions.end(id);
+      await audit.record({ ...context.actorOf(req), action: 'admin.sign_out' });
       res.clearCookie(sessionCookie, { ...cookieOptions, signed: false });
       res.redirect(303, `${ADMIN_BASE}/sign-in?done=signed-out`);
     } catch (error) {

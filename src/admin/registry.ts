@@ -11,6 +11,7 @@ import type { AccountClients } from '../proctoring/account-clients.js';
 import type { ProctoringAccountStore } from '../proctoring/accounts.js';
 import type { SubscriptionService } from '../webhooks/subscriptions.js';
 import type { AuditEntryInput, AuditLog } from './audit.js';
+import type { SignInLockouts } from './sign-in-limits.js';
 
 /**
  * How a console page plugs in: a module names itself, says where it is mounted (under /admin) and where it
@@ -51,6 +52,8 @@ export interface AdminServices {
 /** A page logs through `loggerOf(req)`, so that its lines carry the request's id. */
 export interface AdminContext extends Omit<AdminServices, 'logger'> {
   audit: AuditLog;
+  /** Failed sign-ins per client group, and lifting their lockouts. */
+  signInLockouts: SignInLockouts;
   /** The log of this request (every line carries its `reqId`). */
   loggerOf(req: Request): Logger;
   /** The tool's URL of a path (PUBLIC_URL based). */

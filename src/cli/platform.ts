@@ -91,6 +91,7 @@ export function addPlatformCommands(program: Command, withDatabase: WithDatabase
     .action(async (options: { ttl?: number }) => {
       await withDatabase(async ({ config, db }) => {
         const { token, expiresAt } = await createRegistrationLinks(db).issue(options.ttl ?? config.lti.registrationLinkTtlSeconds);
+        await recordChange(db, { action: 'platform.register_link', changes: [{ field: 'expiresAt', new: expiresAt.toISOString() }] });
         out(`${toolUrl(config, LTI_ROUTES.register)}?link=${token}`);
         err(`Single use; valid until ${expiresAt.toISOString()}. Paste it into Canvas (Developer Keys → LTI Registration) or Moodle (Manage tools → Tool URL).`);
       });

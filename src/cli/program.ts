@@ -16,7 +16,7 @@ const COMMAND_GROUPS: Record<string, AddCommands> = {
   encryption: async (program, runtime) => (await import('./encryption.js')).addEncryptionCommands(program, runtime.withDatabase),
   webhooks: async (program, runtime) => (await import('./webhooks.js')).addWebhookCommands(program, runtime.withWebhooks),
   audit: async (program, runtime) => (await import('./audit-log.js')).addAuditCommand(program, runtime.withDatabase),
-  admin: async (program) => (await import('./admin.js')).addAdminCommands(program),
+  admin: async (program, runtime) => (await import('./admin.js')).addAdminCommands(program, runtime.withDatabase),
 };
 
 /** Administrator commands: `proctor-lti platform|institution|exam|account|encryption|webhooks|audit|admin …`. */

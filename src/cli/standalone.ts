@@ -6,8 +6,11 @@ import { runProgram } from './program.js';
 /** Commands that need neither the configuration nor the database: run at once, never through the running tool. */
 export const STANDALONE_COMMANDS = ['admin'] as const;
 
+/** `admin` sub-commands that do need the database (sign-in lockouts). */
+const WITH_DATABASE = ['lockouts', 'unlock'];
+
 export function isStandalone(argv: readonly string[]): boolean {
-  return (STANDALONE_COMMANDS as readonly string[]).includes(argv[0] ?? '');
+  return (STANDALONE_COMMANDS as readonly string[]).includes(argv[0] ?? '') && !WITH_DATABASE.includes(argv[1] ?? '');
 }
 
 export async function runStandalone(argv: readonly string[]): Promise<number> {

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Config } from '../config.js';
 import { AppError } from './errors.js';
 
@@ -17,6 +17,14 @@ import { AppError } from './errors.js';
  * window, and MAX_PENDING_LOGINS bounds what many addresses together can store. Dynamic registration is an
  * administrator's action: 30.
  */
+/** IPv6 clients are counted by this prefix: one household or site, which rotates addresses within it at will. */
+export const IPV6_CLIENT_PREFIX = 56;
+
+/** The client group an address counts in, as every limit counts it: an IPv4 address, or its IPv6 /56 network. */
+export function clientKeyOf(address: string | undefined): string {
+  return address ? ipKeyGenerator(address, IPV6_CLIENT_PREFIX) : 'unknown';
+}
+
 export interface RateLimitRule {
   /** Requests allowed per client and window; 0 switches the limit off. */
   limit: number;
@@ -50,7 +58,7 @@ export function createRateLimiter(name: string, rule: RateLimitRule): RequestHan
     identifier: name,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
-    ipv6Subnet: 56,
+    ipv6Subnet: IPV6_CLIENT_PREFIX,
     handler: (req, _res, next) => {
       const resetTime = (req as typeof req & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const seconds = resetTime ? (resetTime.getTime() - Date.now()) / 1000 : rule.windowSeconds;

@@ -71,7 +71,7 @@ describe('admin sign-in lockout across instances on one database', () => {
     // Each instance alone saw at most three: only the shared count reaches the limit.
     assert.equal(await attempt(app.baseUrl, ADMIN_TEST_PASSWORD), 429, 'locked on the first instance, even with the right password');
     assert.equal(await attempt(secondUrl, ADMIN_TEST_PASSWORD), 429, 'locked on the second instance too');
-    const { rows } = await app.db.query<{ failures: number }>('SELECT failures FROM admin_sign_in_failures');
+    const { rows } = await app.db.query<{ failures: number }>("SELECT failures FROM admin_sign_in_failures WHERE address <> '*'");
     assert.equal(rows.length, 1, 'one address');
     assert.ok(rows[0]!.failures >= 5);
   });

@@ -3,6 +3,7 @@ import { accountsPage } from './accounts.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
 import { institutionPage } from './institution.js';
+import { lockoutsPage } from './lockouts.js';
 import { movesPage } from './moves.js';
 import { examsPage, launchesPage, rosterProblemsPage } from './operations.js';
 import { platformsPage } from './platforms.js';
@@ -21,6 +22,7 @@ export const ADMIN_PAGES: readonly AdminPageModule[] = [
   examsPage,
   webhooksPage,
   auditPage,
+  lockoutsPage,
   accountsPage,
   movesPage,
 ];
