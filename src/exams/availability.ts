@@ -1,7 +1,8 @@
 /**
  * Opening and closing times of an exam: entered as a wall-clock date-time in a time zone (the course's where
  * the LMS sends one, else the institution's, else UTC), stored as instants, and shown back in the reader's
- * locale. Pure; the time-zone rules are the runtime's (Intl, IANA database).
+ * locale. Pure; the time-zone rules are the runtime's (Intl, IANA database). The setting itself is a row of
+ * tool-settings/rows.ts.
  */
 
 export type Availability = 'not-yet-open' | 'open' | 'closed';
@@ -85,86 +86,7 @@ export function timeZoneOf(launch: { custom: Readonly<Record<string, string | un
   return zone && isTimeZone(zone) ? zone : 'UTC';
 }
 
-/** Availability as the settings form and API read and write it: wall-clock times in one time zone. */
-export interface AvailabilityInput {
-  /** `YYYY-MM-DDTHH:mm` in `time_zone`, or null: open at once. */
-  opens_at: string | null;
-  /** `YYYY-MM-DDTHH:mm` in `time_zone`, or null: no end. */
-  closes_at: string | null;
-  time_zone: string;
-  practice: boolean;
-}
-
-export interface StoredAvailability {
-  opensAt?: Date;
-  closesAt?: Date;
-  timeZone?: string;
-  practice: boolean;
-}
-
-/** What the form shows: the stored instants read in their time zone (or `defaultZone` when none is stored). */
-export function availabilityInput(stored: StoredAvailability, defaultZone: string): AvailabilityInput {
-  const zone = stored.timeZone ?? defaultZone;
-  return {
-    opens_at: stored.opensAt ? wallClock(stored.opensAt, zone) : null,
-    closes_at: stored.closesAt ? wallClock(stored.closesAt, zone) : null,
-    time_zone: zone,
-    practice: stored.practice,
-  };
-}
-
-export type AvailabilityRule = 'availability_time' | 'unknown_time_zone' | 'time_does_not_exist' | 'closes_before_opens' | 'type' | 'unknown_field';
-export interface AvailabilityViolation {
-  path: string;
-  rule: AvailabilityRule;
-  params?: Record<string, string>;
-}
-
-const INPUT_KEYS = ['opens_at', 'closes_at', 'time_zone', 'practice'];
-
-/** Checks the form's availability and turns its wall-clock times into instants. */
-export function parseAvailability(input: unknown): { ok: true; value: StoredAvailability } | { ok: false; violations: AvailabilityViolation[] } {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { ok: false, violations: [{ path: 'availability', rule: 'type' }] };
-  const fields = input as Record<string, unknown>;
-  const violations: AvailabilityViolation[] = Object.keys(fields)
-    .filter((key) => !INPUT_KEYS.includes(key))
-    .map((key) => ({ path: `availability.${key}`, rule: 'unknown_field' }));
-  const zone = fields.time_zone;
-  const zoneOk = typeof zone === 'string' && isTimeZone(zone);
-  if (!zoneOk) violations.push({ path: 'availability.time_zone', rule: 'unknown_time_zone' });
-  if (fields.practice !== undefined && typeof fields.practice !== 'boolean') violations.push({ path: 'availability.practice', rule: 'type' });
-  const instants: Partial<Record<'opens_at' | 'closes_at', Date>> = {};
-  for (const key of ['opens_at', 'closes_at'] as const) {
-    const value = fields[key];
-    if (value === undefined || value === null || value === '') continue;
-    const path = `availability.${key}`;
-    if (typeof value !== 'string') {
-      violations.push({ path, rule: 'availability_time' });
-      continue;
-    }
-    if (!zoneOk) continue;
-    const result = zonedInstant(value, zone);
-    if (result.ok) instants[key] = result.instant;
-    else if (result.reason === 'does-not-exist') violations.push({ path, rule: 'time_does_not_exist', params: { time: value.replace('T', ' '), timeZone: zone } });
-    else violations.push({ path, rule: 'availability_time' });
-  }
-  const { opens_at: opensAt, closes_at: closesAt } = instants;
-  if (opensAt && closesAt && closesAt.getTime() <= opensAt.getTime()) violations.push({ path: 'availability.closes_at', rule: 'closes_before_opens' });
-  if (violations.length > 0) return { ok: false, violations };
-  return { ok: true, value: { opensAt, closesAt, timeZone: zone as string, practice: fields.practice === true } };
-}
-
 /** An instant as the change history records it: its wall-clock reading and time zone, the same in every language. */
 export function recordedTime(instant: Date | undefined, timeZone: string | undefined): string | null {
   return instant ? `${wallClock(instant, timeZone ?? 'UTC').replace('T', ' ')} (${timeZone ?? 'UTC'})` : null;
-}
-
-/** The window's changes for the history: times as read in their time zone, so a zone change alone shows too. */
-export function availabilityChanges(before: StoredAvailability, after: StoredAvailability): Array<{ path: string; before: unknown; after: unknown }> {
-  const pairs: Array<[string, unknown, unknown]> = [
-    ['availability.opens_at', recordedTime(before.opensAt, before.timeZone), recordedTime(after.opensAt, after.timeZone)],
-    ['availability.closes_at', recordedTime(before.closesAt, before.timeZone), recordedTime(after.closesAt, after.timeZone)],
-    ['availability.practice', before.practice, after.practice],
-  ];
-  return pairs.filter(([, was, now]) => was !== now).map(([path, was, now]) => ({ path, before: was, after: now }));
 }

@@ -3,13 +3,9 @@ import { diffSettings } from './settings/document.js';
 import { DEEP_LINK_PLACEHOLDER_PREFIX, type Exam, type ExamKey, type ExamStore } from './store.js';
 import { isUuid } from '../values.js';
 import type { AccommodationStore } from './accommodations/store.js';
+import { copiedToolSettings, toolSettingChanges } from './tool-settings/registry.js';
 
 export { DEEP_LINK_PLACEHOLDER_PREFIX };
-
-
-/** The change-history entry of the "check the quiz address" mark (not a Launch API setting). */
-export const QUIZ_ADDRESS_CHECK = 'quiz_address_check';
-const QUIZ_ADDRESS_CHECK_SET = { path: QUIZ_ADDRESS_CHECK, before: false, after: true };
 
 export const isPlaceholderLink = (resourceLinkId: string) => resourceLinkId.startsWith(DEEP_LINK_PLACEHOLDER_PREFIX);
 
@@ -51,14 +47,12 @@ export async function resolveExamForLaunch(exams: ExamStore, key: ExamKey, title
   const exam = await exams.ensure(key, title || source.title);
   if (exam.settings || !source.settings || isPlaceholderLink(exam.resourceLinkId)) return exam;
   if (await exams.saveSettingsIfUnset(exam.id, source.settings)) {
-    // The copied settings point at the original course's quiz: students wait until an instructor confirms or replaces it.
-    await exams.setQuizAddressCheck(exam.id, true);
-    // A practice exam stays one; its times do not travel (a copied course runs in another term).
-    const practice = source.practice ? [{ path: 'availability.practice', before: false, after: true }] : [];
-    if (source.practice) await exams.setAvailability(exam.id, { practice: true });
+    // Each tool-side setting says what a copy keeps (the quiz address is to be checked, the times stay behind, …).
+    const copied = copiedToolSettings(source);
+    await exams.setToolSettings(exam.id, copied);
     // Accommodations go with the exam: pseudonymous ids are per platform, so the same students keep theirs.
     const accommodations = options.accommodations ? await options.accommodations.copy(source.id, exam.id) : [];
-    await options.changes?.record(exam.id, { source: 'course-copy', changes: [...diffSettings(null, source.settings), QUIZ_ADDRESS_CHECK_SET, ...practice, ...accommodations] });
+    await options.changes?.record(exam.id, { source: 'course-copy', changes: [...diffSettings(null, source.settings), ...toolSettingChanges(exam, copied), ...accommodations] });
   }
   return (await exams.get(exam.id)) ?? exam;
 }

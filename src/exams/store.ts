@@ -6,6 +6,7 @@ import { isRecord } from '../values.js';
 import type { AccommodationOverride } from './accommodations/override.js';
 import { accommodationOf } from './accommodations/store.js';
 import { checkedDocument, readSettingsDocument, type ExamSettingsDocument } from './settings/document.js';
+import { columnsToWrite, toolSettingsFromColumns, type ToolSettingValues } from './tool-settings/registry.js';
 
 /** Which LTI resource link an exam belongs to: stable across launches and roles. */
 export interface ExamKey {
@@ -38,12 +39,7 @@ export function isExamOfCourse(exam: ExamKey, launch: LaunchCourse): boolean {
 export type ExamStatus = 'open' | 'closed';
 
 /** When students may start an exam, and whether it is a practice exam. */
-export interface ExamAvailability {
-  opensAt?: Date;
-  closesAt?: Date;
-  timeZone?: string;
-  practice: boolean;
-}
+export type ExamAvailability = Pick<ToolSettingValues, 'opensAt' | 'closesAt' | 'timeZone' | 'practice'>;
 
 /** A stored settings document that no longer passes (written under older rules): what is wrong, and its values for the form. */
 export interface InvalidSettings {
@@ -51,7 +47,8 @@ export interface InvalidSettings {
   violations: Violation[];
 }
 
-export interface Exam extends ExamKey {
+/** An exam: its link, its Launch API settings document, and its tool-side settings (tool-settings/rows.ts). */
+export interface Exam extends ExamKey, ToolSettingValues {
   id: string;
   title: string;
   /** The parsed settings document (brought to the current version); null when the exam is not set up, or its document does not pass. */
@@ -59,16 +56,6 @@ export interface Exam extends ExamKey {
   /** Set when a document is stored but does not pass: the exam cannot launch until an instructor saves valid settings. */
   invalidSettings?: InvalidSettings;
   status: ExamStatus;
-  /** A course copy kept another course's quiz address: students wait until an instructor confirms or replaces it. */
-  quizAddressCheck: boolean;
-  /** Students may start the exam from this instant (included); none: at once. */
-  opensAt?: Date;
-  /** Students may start the exam until this instant (excluded); none: no end. */
-  closesAt?: Date;
-  /** The IANA time zone the times were entered in, to show them back in it. */
-  timeZone?: string;
-  /** A practice exam: the same proctoring, its attempts marked as practice. */
-  practice: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -86,13 +73,10 @@ interface ExamRow {
   title: string;
   settings: unknown;
   status: ExamStatus;
-  quiz_address_check?: boolean;
-  opens_at?: Date | null;
-  closes_at?: Date | null;
-  time_zone?: string | null;
-  practice?: boolean;
   created_at: Date;
   updated_at: Date;
+  /** The tool-side settings' columns, read by their rows. */
+  [column: string]: unknown;
 }
 
 /** The stored document, parsed: settings, or what is wrong with them. */
@@ -116,11 +100,7 @@ const toExam = (row: ExamRow): Exam => ({
   title: row.title,
   ...settingsOf(row.settings),
   status: row.status,
-  quizAddressCheck: row.quiz_address_check === true,
-  opensAt: row.opens_at ? new Date(row.opens_at) : undefined,
-  closesAt: row.closes_at ? new Date(row.closes_at) : undefined,
-  timeZone: row.time_zone ?? undefined,
-  practice: row.practice === true,
+  ...toolSettingsFromColumns(row),
   createdAt: new Date(row.created_at),
   updatedAt: new Date(row.updated_at),
 });
@@ -137,6 +117,8 @@ export interface ExamStore {
   ensure(key: ExamKey, title: string): Promise<Exam>;
   saveSettings(id: string, settings: ExamSettingsDocument): Promise<void>;
   setStatus(id: string, status: ExamStatus): Promise<void>;
+  /** Writes the tool-side settings of every row `values` names a property of (tool-settings/registry.ts). */
+  setToolSettings(id: string, values: Partial<ToolSettingValues>): Promise<void>;
   /** Opening and closing instants, their time zone and the practice flag (a closing time must follow the opening). */
   setAvailability(id: string, availability: ExamAvailability): Promise<void>;
   /** Marks (or clears) "check the quiz address" on a copied exam. */
@@ -198,6 +180,12 @@ export function createExamStore(db: Queryable): ExamStore {
     const row = result.rows[0];
     return row ? { exam: frozen(toExam(row)), accommodated: new Set(row.accommodated) } : undefined;
   };
+  async function setToolSettings(id: string, values: Partial<ToolSettingValues>): Promise<void> {
+    const write = columnsToWrite(values);
+    if (write.columns.length === 0) return;
+    const assignments = write.columns.map((column, index) => `${column} = $${index + 2}`).join(', ');
+    changed(await db.query(`UPDATE exams SET ${assignments}, updated_at = now() WHERE id = $1`, [id, ...write.values]));
+  }
   return {
     async find(key) {
       const result = await db.query<ExamRow>(`SELECT * FROM exams WHERE ${keyWhere}`, keyParams(key));
@@ -232,22 +220,9 @@ export function createExamStore(db: Queryable): ExamStore {
     async setStatus(id, status) {
       changed(await db.query('UPDATE exams SET status = $2, updated_at = now() WHERE id = $1', [id, status]));
     },
-    async setAvailability(id, availability) {
-      const { opensAt, closesAt, timeZone, practice } = availability;
-      if (opensAt && closesAt && closesAt.getTime() <= opensAt.getTime()) throw new Error('an exam must close after it opens');
-      changed(
-        await db.query('UPDATE exams SET opens_at = $2, closes_at = $3, time_zone = $4, practice = $5, updated_at = now() WHERE id = $1', [
-          id,
-          opensAt ?? null,
-          closesAt ?? null,
-          timeZone ?? null,
-          practice,
-        ]),
-      );
-    },
-    async setQuizAddressCheck(id, check) {
-      changed(await db.query('UPDATE exams SET quiz_address_check = $2, updated_at = now() WHERE id = $1', [id, check]));
-    },
+    setToolSettings,
+    setAvailability: setToolSettings,
+    setQuizAddressCheck: (id, check) => setToolSettings(id, { quizAddressCheck: check }),
     async listByContext(issuer, clientId, deploymentId, contextId) {
       // Exams still on their deep-linking placeholder have no link in the course yet: not listed.
       const result = await db.query<ExamRow>(

@@ -1,11 +1,10 @@
 import type { Database } from '../db/types.js';
-import type { Violation } from '../proctoring/contract.js';
 import { createSettingsChangeLog } from './settings/changes.js';
 import { diffSettings, readSettingsDocument, type ExamSettingsDocument } from './settings/document.js';
 import { createExamStore, type ExamStatus } from './store.js';
 import { isRecord, isUuid } from '../values.js';
-import { availabilityChanges, availabilityInput, parseAvailability, type AvailabilityInput, type StoredAvailability } from './availability.js';
-import { availabilityViolation } from './settings/service.js';
+import { INITIAL_TOOL_SETTINGS, parseToolSettings, toolSettingChanges, toolSettingsWire, type ExamViolation, type ToolSettingsWire, type ToolSettingValues } from './tool-settings/registry.js';
+import { TOOL_SETTING_GROUPS } from './tool-settings/row.js';
 import { applyOverride, type AccommodationOverride } from './accommodations/override.js';
 import { overridesOf, replaceOverrides } from './accommodations/store.js';
 
@@ -17,7 +16,11 @@ import { overridesOf, replaceOverrides } from './accommodations/store.js';
 export const EXPORT_FORMAT = 'proctor-lti/exams';
 export const EXPORT_VERSION = 1;
 
-export interface ExportedExam {
+/**
+ * Its tool-side settings are in the objects of the settings API (`availability`: when students may start, in
+ * wall-clock times in `time_zone`, and the practice flag); an object absent: its settings left as they are.
+ */
+export interface ExportedExam extends ToolSettingsWire {
   issuer: string;
   client_id: string;
   deployment_id: string;
@@ -29,8 +32,6 @@ export interface ExportedExam {
   status: ExamStatus;
   /** null: not configured yet. A document of any version (older ones are upgraded on import). */
   settings: Record<string, unknown> | null;
-  /** When students may start it (wall-clock times in `time_zone`) and the practice flag; absent: left as it is. */
-  availability?: AvailabilityInput;
   /**
    * Per-student overrides, by pseudonymous user_id (valid on the same installation and platform: the ids
    * derive from its secret); absent: left as they are, present: the exam's accommodations become exactly these.
@@ -44,9 +45,9 @@ export interface ExportedAccommodation {
 }
 
 /** An exam of a checked file: its settings parsed and brought to the current version. */
-export type CheckedExam = Omit<ExportedExam, 'settings' | 'availability' | 'accommodations'> & {
+export type CheckedExam = Omit<ExportedExam, 'settings' | keyof ToolSettingsWire | 'accommodations'> & {
   settings: ExamSettingsDocument | null;
-  availability?: StoredAvailability;
+  toolSettings: Partial<ToolSettingValues>;
   accommodations?: Map<string, AccommodationOverride>;
 };
 
@@ -75,7 +76,7 @@ export async function exportExams(db: Database, filter: { issuer?: string; conte
       status: exam.status,
       // A stored document that no longer passes is exported as stored, so nothing is lost (import names what is wrong).
       settings: exam.settings ?? exam.invalidSettings?.stored ?? null,
-      availability: availabilityInput(exam, 'UTC'),
+      ...toolSettingsWire(exam, 'UTC'),
       accommodations: [...(accommodations.get(exam.id) ?? new Map<string, AccommodationOverride>())].map(([userId, override]) => ({ user_id: userId, override })),
     })),
   };
@@ -85,18 +86,18 @@ export async function exportExams(db: Database, filter: { issuer?: string; conte
 export interface ImportRefusal {
   index: number;
   key: string;
-  violations: Violation[];
+  violations: ExamViolation[];
 }
 
 export type ImportResult = { ok: true; created: number; updated: number } | { ok: false; refusals: ImportRefusal[]; message?: string };
 
 const KEY_FIELDS = ['issuer', 'client_id', 'deployment_id', 'context_id', 'resource_link_id'] as const;
-const EXAM_FIELDS: readonly string[] = [...KEY_FIELDS, 'id', 'title', 'status', 'settings', 'availability', 'accommodations'];
+const EXAM_FIELDS: readonly string[] = [...KEY_FIELDS, 'id', 'title', 'status', 'settings', ...TOOL_SETTING_GROUPS, 'accommodations'];
 
 /** A file's accommodations of one exam, each checked with every rule against the exam's settings in the same file. */
-function checkAccommodations(raw: unknown, settings: ExamSettingsDocument | undefined): { ok: true; value: Map<string, AccommodationOverride> } | { ok: false; violations: Violation[] } {
+function checkAccommodations(raw: unknown, settings: ExamSettingsDocument | undefined): { ok: true; value: Map<string, AccommodationOverride> } | { ok: false; violations: ExamViolation[] } {
   if (!Array.isArray(raw)) return { ok: false, violations: [{ path: 'accommodations', rule: 'type', message: "'accommodations' must be a list." }] };
-  const violations: Violation[] = [];
+  const violations: ExamViolation[] = [];
   const value = new Map<string, AccommodationOverride>();
   raw.forEach((entry: unknown, index) => {
     const at = `accommodations[${index}]`;
@@ -128,10 +129,10 @@ export function checkExamsFile(input: unknown): { ok: true; exams: CheckedExam[]
   const refusals: ImportRefusal[] = [];
   const seen = new Map<string, number>();
   const documents = new Map<number, ExamSettingsDocument>();
-  const windows = new Map<number, StoredAvailability>();
+  const toolSettings = new Map<number, Partial<ToolSettingValues>>();
   const overrides = new Map<number, Map<string, AccommodationOverride>>();
   input.exams.forEach((raw: unknown, index) => {
-    const violations: Violation[] = [];
+    const violations: ExamViolation[] = [];
     if (!isRecord(raw)) {
       refusals.push({ index, key: `exam #${index + 1}`, violations: [{ path: '', rule: 'type', message: 'Each exam must be a JSON object.' }] });
       return;
@@ -149,11 +150,9 @@ export function checkExamsFile(input: unknown): { ok: true; exams: CheckedExam[]
       if (checked.ok) documents.set(index, checked.value);
       else violations.push(...checked.violations.map((v) => ({ ...v, path: v.path ? `settings.${v.path}` : 'settings' })));
     }
-    if (raw.availability !== undefined) {
-      const window = parseAvailability(raw.availability);
-      if (window.ok) windows.set(index, window.value);
-      else violations.push(...window.violations.map(availabilityViolation));
-    }
+    const tool = parseToolSettings(raw);
+    if (tool.ok) toolSettings.set(index, tool.value);
+    else violations.push(...tool.violations);
     if (raw.accommodations !== undefined) {
       const accommodations = checkAccommodations(raw.accommodations, documents.get(index));
       if (accommodations.ok) overrides.set(index, accommodations.value);
@@ -167,7 +166,7 @@ export function checkExamsFile(input: unknown): { ok: true; exams: CheckedExam[]
   });
   if (refusals.length > 0) return { ok: false, refusals };
   // Every exam passed the checks above: its fields have their exported types.
-  const exams = (input.exams as ExportedExam[]).map((exam, index): CheckedExam => ({ ...exam, settings: documents.get(index) ?? null, availability: windows.get(index), accommodations: overrides.get(index) }));
+  const exams = (input.exams as ExportedExam[]).map((exam, index): CheckedExam => ({ ...exam, settings: documents.get(index) ?? null, toolSettings: toolSettings.get(index) ?? {}, accommodations: overrides.get(index) }));
   return { ok: true, exams };
 }
 
@@ -185,12 +184,13 @@ export async function importExams(db: Database, input: unknown): Promise<ImportR
       const saved = await store.upsert({ ...key, id: exam.id, title: exam.title, settings: exam.settings, status: exam.status });
       if (before) updated += 1;
       else created += 1;
-      const windowChanges = exam.availability ? availabilityChanges(before ?? { practice: false }, exam.availability) : [];
-      if (exam.availability) await store.setAvailability(saved.id, exam.availability);
+      const previousTool = before ?? INITIAL_TOOL_SETTINGS;
+      const toolChanges = toolSettingChanges(previousTool, { ...previousTool, ...exam.toolSettings });
+      await store.setToolSettings(saved.id, exam.toolSettings);
       const accommodationChanges = exam.accommodations ? await replaceOverrides(tx, saved.id, exam.accommodations) : [];
       await changes.record(saved.id, {
         source: 'import',
-        changes: [...diffSettings({ ...(before?.settings ?? {}), status: before?.status ?? null }, { ...(exam.settings ?? {}), status: exam.status }), ...windowChanges, ...accommodationChanges],
+        changes: [...diffSettings({ ...(before?.settings ?? {}), status: before?.status ?? null }, { ...(exam.settings ?? {}), status: exam.status }), ...toolChanges, ...accommodationChanges],
       });
     }
     return { ok: true as const, created, updated };

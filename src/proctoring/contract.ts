@@ -52,18 +52,14 @@ export const RULES = [
   'post_auth_requires_pre_auth',
   'section_id_requires_roster_url',
   'exam_start_must_match_launch_url',
-  // Availability (opening and closing times, entered in a time zone).
-  'availability_time',
-  'unknown_time_zone',
-  'time_does_not_exist',
-  'closes_before_opens',
 ] as const;
 export type Rule = (typeof RULES)[number];
 
-export interface Violation {
+/** `R`: the contract's rules, or (for the tool's own settings, exams/tool-settings) those and the tool's. */
+export interface Violation<R extends string = Rule> {
   /** Dotted path in the request, e.g. `exam_settings.full_screen`, `exam_settings.allowed_windows_apps.0.binary_name`. */
   path: string;
-  rule: Rule;
+  rule: R;
   message: string;
   /** The rule's bounds or allowed values, when it has any: for sentences in other languages. */
   params?: Readonly<Record<string, string | number>>;

@@ -28,7 +28,8 @@ import { applyOverride } from '../accommodations/override.js';
 import { escapeHtml, htmlMessage, pageI18n, type PageI18n } from './i18n.js';
 import { scriptMessages } from './script-messages.js';
 import { localizeViolation } from './violations.js';
-import { availabilityInput, timeZoneOf } from '../availability.js';
+import { timeZoneOf } from '../availability.js';
+import { toolSettingsWire } from '../tool-settings/registry.js';
 import type { Translate } from '../../proctoring/labels.js';
 
 /** How many recent changes the settings page shows. */
@@ -156,11 +157,12 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     const suggestion = exam.quizAddressCheck ? suggestQuizAddress(deps.lmsPresets, String(values['tool.lms_preset']), quizAddress, exam) : undefined;
     const suggested = suggestion?.address;
     if (suggestion) Object.assign(values, { 'tool.lms_preset': suggestion.presetId, 'tool.quiz_url': suggestion.address });
-    const availability = availabilityInput(exam, timeZoneOf(launch));
+    const zone = exam.timeZone ?? timeZoneOf(launch);
+    const { availability } = toolSettingsWire(exam, zone);
     res.set('Cache-Control', 'no-store');
     res.render('exams/settings', {
       availability,
-      timeZones: timeZoneChoices(availability.time_zone),
+      timeZones: timeZoneChoices(zone),
       t,
       html: (key: string, values: Readonly<Record<string, string>>) => htmlMessage(t, key, values),
       escape: escapeHtml,
@@ -212,7 +214,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
       exam: { id: exam.id, title: exam.title, status: exam.status, configured: isSetUp(exam), quizAddressCheck: exam.quizAddressCheck },
       settings: exam.settings ?? exam.invalidSettings?.stored ?? initialDocument(launch.platformFamily, deps.lmsPresets),
       status: exam.status,
-      availability: availabilityInput(exam, timeZoneOf(launch)),
+      ...toolSettingsWire(exam, timeZoneOf(launch)),
     });
   });
 
@@ -237,7 +239,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
         exam: { id: result.exam.id, title: result.exam.title, status: result.exam.status, configured: true },
         settings: result.settings,
         status: result.exam.status,
-        availability: availabilityInput(result.exam, timeZoneOf(launch)),
+        ...toolSettingsWire(result.exam, timeZoneOf(launch)),
         history,
       });
   });

@@ -7,12 +7,12 @@ import { choiceLabel, settingLabel, type Translate } from '../../proctoring/labe
  * label, in the settings catalog's sentence (`settings:validation.*`, `settings:rules.*`). A rule the
  * catalog has no sentence for keeps the contract's English sentence, which always exists.
  */
-export function localizeViolation(t: Translate, violation: Violation): Violation {
+export function localizeViolation<R extends string>(t: Translate, violation: Violation<R>): Violation<R> {
   const message = localizedMessage(t, violation);
   return message === undefined ? violation : { ...violation, message };
 }
 
-function localizedMessage(t: Translate, v: Violation): string | undefined {
+function localizedMessage(t: Translate, v: Violation<string>): string | undefined {
   const label = settingLabel(t, v.path) ?? v.path.split('.').pop() ?? v.path;
   const min = v.params?.min;
   const max = v.params?.max;
