@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { trimmedField } from '../http/request-input.js';
 import type { FieldProblem } from '../lti/platform-input.js';
 import type { ProctoringAccount, ProctoringAccountStore } from '../proctoring/accounts.js';
 import type { AuditChange } from './audit.js';
@@ -33,20 +35,20 @@ export const ACCOUNT_FIELD_LABELS: Record<string, string> = {
   apiKey: 'apiKey',
 };
 
-const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
+/** The form as it is posted: every field trimmed, a missing one empty. */
+export const ACCOUNT_FORM = z.object({
+  id: trimmedField,
+  name: trimmedField,
+  region: trimmedField,
+  baseUrl: trimmedField,
+  credentialKind: trimmedField.transform((kind): CredentialKind => (kind === 'api_key' ? 'api_key' : 'consumer_key')),
+  consumerKey: trimmedField,
+  secret: trimmedField,
+  apiKey: trimmedField,
+}) satisfies z.ZodType<AccountForm>;
 
-export function accountFormFrom(body: Record<string, unknown>): AccountForm {
-  return {
-    id: text(body.id),
-    name: text(body.name),
-    region: text(body.region),
-    baseUrl: text(body.baseUrl),
-    credentialKind: text(body.credentialKind) === 'api_key' ? 'api_key' : 'consumer_key',
-    consumerKey: text(body.consumerKey),
-    secret: text(body.secret),
-    apiKey: text(body.apiKey),
-  };
-}
+/** The form with nothing filled in. */
+export const blankAccountForm = (): AccountForm => ACCOUNT_FORM.parse({});
 
 /** The form as the page shows it for a saved account (secrets empty). */
 export function accountFormOf(account: ProctoringAccount): AccountForm {

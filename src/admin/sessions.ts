@@ -64,3 +64,19 @@ export function createAdminSessionStore(db: Queryable, limits: AdminSessionLimit
     },
   };
 }
+
+/** What the console keeps in `res.locals`: the signed-in session, once its cookie was checked. */
+interface AdminLocals {
+  adminSession?: AdminSession;
+}
+
+/** The console session of this response, when the request carried a live one. */
+export function adminSessionOf(res: Response): AdminSession | undefined {
+  const locals: AdminLocals = res.locals;
+  return locals.adminSession;
+}
+
+export function setAdminSession(res: Response, session: AdminSession): void {
+  const locals: AdminLocals = res.locals;
+  locals.adminSession = session;
+}

@@ -67,5 +67,11 @@ export const trimmedField = z.string().trim().default('');
 /** A text field that may be left out (undefined then); anything but one string is refused. */
 export const optionalText = z.string().optional();
 
+/** Checkboxes of one name: none, one or several strings, read as a list. */
+export const textList = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((value) => (value === undefined ? [] : typeof value === 'string' ? [value] : value));
+
 /** A path parameter (express gives each as one string). */
 export const pathParam = z.string();

@@ -51,6 +51,16 @@ describe('admin console: platforms', () => {
     assert.ok(!(await app.tool.lti.platforms.list()).some((p) => p.clientId === canvas.clientId));
   });
 
+  it('refuses a registration form with a field sent twice as a malformed request, saving nothing', async () => {
+    const form = new URLSearchParams({ _csrf: await admin.csrf(), ...canvas, name: 'Twice', deploymentIds: '1:abc' });
+    form.append('issuer', 'https://other.example.edu');
+    const response = await admin.agent.post('/admin/platforms/new').type('form').send(form.toString());
+    assert.equal(response.status, 400);
+    assert.match(response.text, /Unexpected request/);
+    assert.match(response.text, /issuer: Invalid input: expected string, received array/, 'the administrator sees which field');
+    assert.ok(!(await app.tool.lti.platforms.list()).some((p) => p.name === 'Twice'));
+  });
+
   it('registers a platform, records it in the audit log, then manages deployments, status and removal', async () => {
     const added = await admin.agent.post('/admin/platforms/new').type('form').send({ _csrf: await admin.csrf(), ...canvas, name: 'Test Canvas', deploymentIds: '1:abc\n2:def' });
     assert.equal(added.status, 303, added.text.slice(0, 400));

@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { parseBody, textField } from '../../http/request-input.js';
 import { translatorOf } from '../../i18n/middleware.js';
 import { wording } from '../../i18n/index.js';
 import { REGIONS } from '../../config.js';
@@ -7,11 +9,13 @@ import type { FieldProblem } from '../../lti/platform-input.js';
 import type { PlatformSummary } from '../../lti/provider.js';
 import type { ConnectionTestResult } from '../../proctoring/account-clients.js';
 import { AccountInputError, DEFAULT_ACCOUNT_ID, type ProctoringAccount } from '../../proctoring/accounts.js';
-import { accountChange, accountChanges, accountFormFrom, accountFormOf, labelled, newAccountInput, type AccountForm } from '../account-form.js';
+import { accountChange, accountChanges, ACCOUNT_FORM, blankAccountForm, accountFormOf, labelled, newAccountInput, type AccountForm } from '../account-form.js';
 import { textOf } from '../i18n.js';
 import { adminPage } from '../page.js';
 import type { AdminContext } from '../registry.js';
-import { describePlatform, findPlatform } from './platforms.js';
+import { describePlatform, findPlatform, platformKeyOf } from './platforms.js';
+
+const CHOSEN_ACCOUNT_FORM = z.object({ accountId: textField });
 
 interface EditState {
   form?: AccountForm;
@@ -35,7 +39,7 @@ const suggestedId = (platform: PlatformSummary) =>
 async function renderEdit(context: AdminContext, req: Request, res: Response, platform: PlatformSummary, state: EditState = {}) {
   const { account, sharedWith } = await accountOfPlatform(context, platform);
   const others = (await context.accounts.list()).filter((a) => a.id !== account?.id);
-  const form = state.form ?? (account ? accountFormOf(account) : { ...accountFormFrom({}), id: suggestedId(platform) });
+  const form = state.form ?? (account ? accountFormOf(account) : { ...blankAccountForm(), id: suggestedId(platform) });
   context.render(req, res, 'admin/accounts/edit', {
     title: textOf(res)('admin:accounts.pageTitle', { name: platform.name }),
     platform,
@@ -73,12 +77,12 @@ export const accountsPage = adminPage(
     });
 
     routes.get('/:key', async (req, res) => {
-      await renderEdit(context, req, res, await findPlatform(context, String(req.params.key)));
+      await renderEdit(context, req, res, await findPlatform(context, platformKeyOf(req)));
     });
 
     routes.post('/:key', async (req, res) => {
-      const platform = await findPlatform(context, String(req.params.key));
-      const form = accountFormFrom(req.body as Record<string, unknown>);
+      const platform = await findPlatform(context, platformKeyOf(req));
+      const form = parseBody(ACCOUNT_FORM, req);
       const { account } = await accountOfPlatform(context, platform);
       const refuse = async (problems: FieldProblem[]) => {
         res.status(400);
@@ -100,23 +104,23 @@ export const accountsPage = adminPage(
         if (error instanceof AccountInputError) return await refuse(error.problems);
         throw error;
       }
-      res.redirect(303, `/admin/accounts/${String(req.params.key)}?done=account-saved`);
+      res.redirect(303, `/admin/accounts/${platformKeyOf(req)}?done=account-saved`);
     });
 
     routes.post('/:key/use', async (req, res) => {
-      const platform = await findPlatform(context, String(req.params.key));
-      const accountId = String((req.body as Record<string, unknown>).accountId ?? '');
+      const platform = await findPlatform(context, platformKeyOf(req));
+      const { accountId } = parseBody(CHOSEN_ACCOUNT_FORM, req);
       if (accountId !== DEFAULT_ACCOUNT_ID && !(await context.accounts.get(accountId))) {
         res.status(400);
         await renderEdit(context, req, res, platform, { problems: [{ field: 'accountId', message: textOf(res)('admin:accounts.problems.chooseListed') }] });
         return;
       }
       await assign(context, req, platform, accountId);
-      res.redirect(303, `/admin/accounts/${String(req.params.key)}?done=account-chosen`);
+      res.redirect(303, `/admin/accounts/${platformKeyOf(req)}?done=account-chosen`);
     });
 
     routes.post('/:key/remove', async (req, res) => {
-      const platform = await findPlatform(context, String(req.params.key));
+      const platform = await findPlatform(context, platformKeyOf(req));
       const { account, sharedWith } = await accountOfPlatform(context, platform);
       if (account) {
         await assign(context, req, platform, DEFAULT_ACCOUNT_ID);
@@ -125,11 +129,11 @@ export const accountsPage = adminPage(
           await context.recordChange(req, { action: 'account.remove', target: account.id, changes: accountRemoval(account) });
         }
       }
-      res.redirect(303, `/admin/accounts/${String(req.params.key)}?done=account-removed`);
+      res.redirect(303, `/admin/accounts/${platformKeyOf(req)}?done=account-removed`);
     });
 
     routes.post('/:key/test', async (req, res) => {
-      const platform = await findPlatform(context, String(req.params.key));
+      const platform = await findPlatform(context, platformKeyOf(req));
       const { account } = await accountOfPlatform(context, platform);
       const accountId = account?.id ?? DEFAULT_ACCOUNT_ID;
       let test: ConnectionTestResult;

@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { parseBody, textField, textList, trimmedField } from '../../http/request-input.js';
 import { HOSTED_ROUTES } from '../../hosted/links.js';
 import { LOGO_MAX_BYTES, LOGO_MAX_PIXELS_PER_SIDE, LogoError } from '../../hosted/logo-image.js';
 import { createLogoStore } from '../../hosted/logos.js';
@@ -12,7 +14,7 @@ import { changesBetween } from '../audit.js';
 import { uploadedFile } from '../uploads.js';
 import { localizedProblem, textOf } from '../i18n.js';
 import { adminPage } from '../page.js';
-import { describePlatform, findPlatform } from './platforms.js';
+import { describePlatform, findPlatform, platformKeyOf } from './platforms.js';
 
 type FormValues = Record<string, string | string[] | undefined>;
 
@@ -31,17 +33,32 @@ function formValuesOf(settings: InstitutionSettings): FormValues {
   };
 }
 
-const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
-const list = (value: unknown) => (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v): v is string => typeof v === 'string');
+const INSTITUTION_FORM = z.object({
+  primaryColor: textField,
+  secondaryColor: textField,
+  domain: textField,
+  extensionAllowlist: textField,
+  proctorRoles: textList,
+  otherProctorRoles: textField,
+  teachingAssistantsMayEdit: textField,
+  preAuth: textField,
+  postAuth: textField,
+});
+/** One `proctor_<setting>` field per default proctor setting: `yes`, `no` or empty (not set). */
+const PROCTOR_SETTINGS_FORM = z.object(Object.fromEntries(PROCTOR_SETTINGS.map((name) => [`proctor_${name}`, textField])));
+const LOGO_FORM = z.object({ remove: trimmedField });
 
-/** Settings as the form submitted them, still to be checked. */
-function settingsFromForm(body: Record<string, unknown>): { input: InstitutionSettingsInput; values: FormValues } {
+/** Settings as the form submitted them, still to be checked, and the values to show the form again with. */
+function settingsFromForm(req: Request): { input: InstitutionSettingsInput; values: FormValues } {
+  const body = parseBody(INSTITUTION_FORM, req);
+  const proctorFields = parseBody(PROCTOR_SETTINGS_FORM, req);
   const proctorSettings: Record<string, boolean> = {};
   for (const name of PROCTOR_SETTINGS) {
-    const value = text(body[`proctor_${name}`]);
+    const value = proctorFields[`proctor_${name}`]?.trim();
     if (value === 'yes' || value === 'no') proctorSettings[name] = value === 'yes';
   }
-  const roles = [...list(body.proctorRoles), ...text(body.otherProctorRoles).split(/\s+/)].map((role) => role.trim()).filter(Boolean);
+  const text = (value: string) => value.trim();
+  const roles = [...body.proctorRoles, ...text(body.otherProctorRoles).split(/\s+/)].map((role) => role.trim()).filter(Boolean);
   const input: InstitutionSettingsInput = {
     branding: { primary_color: text(body.primaryColor) || undefined, secondary_color: text(body.secondaryColor) || undefined },
     extensionAllowlist: [...new Set(text(body.extensionAllowlist).split(/[\s,]+/).filter(Boolean))],
@@ -52,7 +69,7 @@ function settingsFromForm(body: Record<string, unknown>): { input: InstitutionSe
   if (text(body.domain)) input.domain = text(body.domain);
   if (text(body.preAuth)) input.preAuth = text(body.preAuth);
   if (text(body.postAuth)) input.postAuth = text(body.postAuth);
-  const values: FormValues = { ...Object.fromEntries(Object.entries(body).filter(([name]) => name !== '_csrf').map(([name, value]) => [name, typeof value === 'string' ? value : list(value)])), proctorRoles: roles };
+  const values: FormValues = { ...body, ...proctorFields, proctorRoles: roles };
   return { input, values };
 }
 
@@ -90,7 +107,7 @@ export const institutionPage = adminPage(
     const renderForm = async (req: Request, res: Response, platform: PlatformSummary, values: FormValues, problems: FieldProblem[] = [], logoProblem?: string) => {
       const key = platformKey(platform.issuer, platform.clientId);
       const seen = await context.platformActivity.seenRoles(platform.issuer, platform.clientId);
-      const chosen = list(values.proctorRoles);
+      const chosen = [values.proctorRoles ?? []].flat();
       const roles = [...new Set([...seen.map((s) => s.role), ...chosen])].map((role) => ({ role, learner: isLearnerRole(role), seen: seen.some((s) => s.role === role), checked: chosen.includes(role) }));
       const logo = await logos.findByKey(key);
       context.render(req, res, 'admin/institution/edit', {
@@ -110,13 +127,13 @@ export const institutionPage = adminPage(
     };
 
     routes.get('/:key', async (req, res) => {
-      const platform = await findPlatform(context, String(req.params.key));
+      const platform = await findPlatform(context, platformKeyOf(req));
       await renderForm(req, res, platform, formValuesOf(await context.institutions.get(platform.issuer, platform.clientId)));
     });
 
     routes.post('/:key', async (req, res) => {
-      const platform = await findPlatform(context, String(req.params.key));
-      const { input, values } = settingsFromForm(req.body as Record<string, unknown>);
+      const platform = await findPlatform(context, platformKeyOf(req));
+      const { input, values } = settingsFromForm(req);
       const checked = checkInstitutionSettings(input);
       if (!checked.ok) {
         res.status(400);
@@ -127,16 +144,16 @@ export const institutionPage = adminPage(
       const saved = await context.institutions.save(platform.issuer, platform.clientId, checked.value);
       const changes = changesBetween(auditView(before), auditView(saved));
       if (changes.length > 0) await context.recordChange(req, { action: 'institution.update', target: describePlatform(platform), changes });
-      res.redirect(303, `/admin/institution/${String(req.params.key)}?done=settings-saved`);
+      res.redirect(303, `/admin/institution/${platformKeyOf(req)}?done=settings-saved`);
     });
 
     routes.post('/:key/logo', async (req, res) => {
-      const platform = await findPlatform(context, String(req.params.key));
+      const platform = await findPlatform(context, platformKeyOf(req));
       const file = uploadedFile(req, 'logo');
       const current = formValuesOf(await context.institutions.get(platform.issuer, platform.clientId));
-      if (text((req.body as Record<string, unknown>).remove) === 'yes') {
+      if (parseBody(LOGO_FORM, req).remove === 'yes') {
         if (await logos.remove(platform.issuer, platform.clientId)) await context.recordChange(req, { action: 'institution.logo', target: describePlatform(platform), changes: [{ field: 'logo', old: 'set', new: undefined }] });
-        res.redirect(303, `/admin/institution/${String(req.params.key)}?done=logo-removed`);
+        res.redirect(303, `/admin/institution/${platformKeyOf(req)}?done=logo-removed`);
         return;
       }
       if (!file) {
@@ -153,7 +170,7 @@ export const institutionPage = adminPage(
         await renderForm(req, res, platform, current, [], textOf(res)('admin:institution.logo.notSaved', { reason: error.message }));
         return;
       }
-      res.redirect(303, `/admin/institution/${String(req.params.key)}?done=logo-saved`);
+      res.redirect(303, `/admin/institution/${platformKeyOf(req)}?done=logo-saved`);
     });
 
   },

@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { parseBody, parseQuery, textField } from '../../http/request-input.js';
 import { installationSecret } from '../../db/app-secrets.js';
 import { platformKey } from '../../lti/identifiers.js';
 import type { FieldProblem } from '../../lti/platform-input.js';
@@ -17,13 +19,14 @@ interface MoveForm {
   deployments: Record<string, string>;
 }
 
-function moveFormFrom(body: Record<string, unknown>): MoveForm {
+/** The form as posted: both registrations' keys, and one `deployment:<old id>` field per deployment of the old one. */
+const MOVE_FORM = z.looseObject({ from: textField, to: textField }).transform(({ from, to, ...fields }): MoveForm => {
   const deployments: Record<string, string> = {};
-  for (const [name, value] of Object.entries(body)) {
+  for (const [name, value] of Object.entries(fields)) {
     if (name.startsWith(DEPLOYMENT_FIELD) && typeof value === 'string' && value) deployments[name.slice(DEPLOYMENT_FIELD.length)] = value;
   }
-  return { from: typeof body.from === 'string' ? body.from : '', to: typeof body.to === 'string' ? body.to : '', deployments };
-}
+  return { from, to, deployments };
+});
 
 /** The two registrations the form names, or the problems with it (the console's words). */
 function chosenPlatforms(t: Translate, platforms: PlatformSummary[], form: MoveForm): { from: PlatformSummary; to: PlatformSummary } | FieldProblem[] {
@@ -66,7 +69,7 @@ export const movesPage = adminPage(
   { id: 'moves', path: '/moves', navOrder: 15 },
   (routes, context) => {
     routes.get('/', async (req, res) => {
-      await renderChoice(context, req, res, { from: typeof req.query.from === 'string' ? req.query.from : '', to: '', deployments: {} });
+      await renderChoice(context, req, res, { from: parseQuery(z.object({ from: textField }), req).from, to: '', deployments: {} });
     });
 
     const renderPreview = async (req: Request, res: Response, form: MoveForm, confirm: boolean) => {
@@ -99,11 +102,11 @@ export const movesPage = adminPage(
     };
 
     routes.post('/preview', async (req, res) => {
-      await renderPreview(req, res, moveFormFrom(req.body as Record<string, unknown>), false);
+      await renderPreview(req, res, parseBody(MOVE_FORM, req), false);
     });
 
     routes.post('/', async (req, res) => {
-      await renderPreview(req, res, moveFormFrom(req.body as Record<string, unknown>), true);
+      await renderPreview(req, res, parseBody(MOVE_FORM, req), true);
     });
   },
 );

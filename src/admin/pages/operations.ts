@@ -1,11 +1,17 @@
-import type { Request } from 'express';
+import { z } from 'zod';
+import { optionalText, parseBody, parseQuery, textField, trimmedField } from '../../http/request-input.js';
 import { exportExams, importExams } from '../../exams/transfer.js';
 import { coursesWithoutNamesAndRoles, LAUNCH_OUTCOMES, listExams, searchLaunches } from '../operations.js';
 import { textOf } from '../i18n.js';
 import { adminPage } from '../page.js';
 import { uploadedFile } from '../uploads.js';
 
-const query = (req: Request, name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).trim().slice(0, 200) : '');
+/** A search field: trimmed, at most 200 characters. */
+const searchText = trimmedField.transform((text) => text.slice(0, 200));
+const LAUNCH_SEARCH = z.object({ incident: searchText, course: searchText, exam: searchText, outcome: searchText, from: searchText, to: searchText });
+const EXAM_SEARCH = z.object({ q: searchText, done: optionalText, created: searchText, updated: searchText });
+const EXPORT_QUERY = z.object({ issuer: searchText, course: searchText });
+const IMPORT_FORM = z.object({ json: textField });
 
 /** A `datetime-local` value (taken as UTC) or an ISO date; undefined when empty or unreadable. */
 function timeOf(value: string): Date | undefined {
@@ -19,8 +25,9 @@ export const launchesPage = adminPage(
   { id: 'launches', path: '/launches', navOrder: 40 },
   (routes, context) => {
     routes.get('/', async (req, res) => {
-      const search = { incidentId: query(req, 'incident'), course: query(req, 'course'), exam: query(req, 'exam'), outcome: query(req, 'outcome'), from: query(req, 'from'), to: query(req, 'to') };
-      const outcome = (LAUNCH_OUTCOMES as readonly string[]).includes(search.outcome) ? search.outcome : undefined;
+      const { incident, ...fields } = parseQuery(LAUNCH_SEARCH, req);
+      const search = { incidentId: incident, ...fields };
+      const outcome = LAUNCH_OUTCOMES.find((known) => known === search.outcome);
       const rows = await searchLaunches(context.db, {
         incidentId: search.incidentId || undefined,
         course: search.course || undefined,
@@ -51,15 +58,14 @@ export const examsPage = adminPage(
   { id: 'exams', path: '/exams', navOrder: 60 },
   (routes, context) => {
     routes.get('/', async (req, res) => {
-      const text = query(req, 'q');
+      const { q: text, done, created, updated } = parseQuery(EXAM_SEARCH, req);
       const exams = await listExams(context.db, { text: text || undefined });
-      const importCounts = req.query.done === 'exams-imported' ? { created: Number(query(req, 'created')) || 0, updated: Number(query(req, 'updated')) || 0 } : undefined;
+      const importCounts = done === 'exams-imported' ? { created: Number(created) || 0, updated: Number(updated) || 0 } : undefined;
       context.render(req, res, 'admin/operations/exams', { title: textOf(res)('admin:exams.title'), exams, q: text, result: undefined, importCounts });
     });
 
     routes.get('/export', async (req, res) => {
-      const issuer = query(req, 'issuer');
-      const course = query(req, 'course');
+      const { issuer, course } = parseQuery(EXPORT_QUERY, req);
       const file = await exportExams(context.db, { issuer: issuer || undefined, contextId: course || undefined });
       res.set('Content-Disposition', `attachment; filename="exams-${file.exported_at.slice(0, 10)}.json"`);
       res.type('application/json').send(`${JSON.stringify(file, null, 2)}\n`);
@@ -67,7 +73,7 @@ export const examsPage = adminPage(
 
     routes.post('/import', async (req, res) => {
       const upload = uploadedFile(req, 'file');
-      const pasted = typeof (req.body as Record<string, unknown>).json === 'string' ? ((req.body as Record<string, unknown>).json as string) : '';
+      const pasted = parseBody(IMPORT_FORM, req).json;
       const text = upload ? upload.toString('utf8') : pasted;
       const render = (status: number, result: Record<string, unknown>) => {
         res.status(status);
@@ -81,7 +87,7 @@ export const examsPage = adminPage(
       try {
         parsed = JSON.parse(text);
       } catch (error) {
-        render(400, { ok: false, message: textOf(res)('admin:exams.notJson', { detail: (error as Error).message }) });
+        render(400, { ok: false, message: textOf(res)('admin:exams.notJson', { detail: error instanceof Error ? error.message : String(error) }) });
         return;
       }
       const result = await importExams(context.db, parsed);

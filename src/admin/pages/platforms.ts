@@ -1,19 +1,40 @@
 import type { Request, Response } from 'express';
+import { z } from 'zod';
 import { platformKey } from '../../lti/identifiers.js';
 import { LTI_ROUTES, type PlatformSummary } from '../../lti/provider.js';
 import { checkDeploymentId, checkPlatformInput, type FieldProblem } from '../../lti/platform-input.js';
 import { platformActivityKey } from '../../lti/platform-activity.js';
 import { createRegistrationLinks } from '../../lti/registration-links.js';
 import { NotFoundError } from '../../http/errors.js';
+import { parseBody, parseParams, parseQuery, pathParam, textField } from '../../http/request-input.js';
 import { localizedProblem, textOf } from '../i18n.js';
 import { adminPage, type AdminRoutes } from '../page.js';
 import type { AdminContext } from '../registry.js';
 
 /** The LMSs the static registration form has help for (views/admin/platforms/lms-help.ejs). */
 export const LMS_FAMILIES = ['canvas', 'moodle', 'brightspace', 'blackboard', 'sakai'] as const;
-type LmsFamily = (typeof LMS_FAMILIES)[number];
+/** An LMS the form has help for; anything else gets Canvas's. */
+const LMS_FAMILY = z.enum(LMS_FAMILIES).catch('canvas');
 
-const field = (body: Record<string, unknown>, name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
+const PLATFORM_PARAMS = z.object({ key: pathParam });
+/** The platform key of a `/:key` route of the console. */
+export const platformKeyOf = (req: Request): string => parseParams(PLATFORM_PARAMS, req).key;
+
+const NEW_PLATFORM_FORM = z.object({
+  lms: textField,
+  name: textField,
+  issuer: textField,
+  clientId: textField,
+  authUrl: textField,
+  tokenUrl: textField,
+  jwksUrl: textField,
+  authorizationServer: textField,
+  deploymentIds: textField,
+});
+/** A refused launch, as its confirmation and dismissal forms (and the link to the confirmation) name it. */
+const REFUSED_LAUNCH = z.object({ issuer: textField, clientId: textField, deploymentId: textField });
+const DEPLOYMENT_FORM = z.object({ deploymentId: textField });
+const ACTIVE_FORM = z.object({ active: textField });
 export const describePlatform = (p: Pick<PlatformSummary, 'issuer' | 'clientId'>) => `${p.issuer} (client id ${p.clientId})`;
 
 export async function findPlatform(context: AdminContext, key: string): Promise<PlatformSummary> {
@@ -64,17 +85,16 @@ function registrationRoutes(routes: AdminRoutes, context: AdminContext): void {
   });
 
   const renderNew = (req: Request, res: Response, values: Record<string, string>, problems: FieldProblem[] = []) => {
-    const lms = (LMS_FAMILIES as readonly string[]).includes(values.lms ?? '') ? (values.lms as LmsFamily) : 'canvas';
+    const lms = LMS_FAMILY.parse(values.lms);
     context.render(req, res, 'admin/platforms/new', { title: textOf(res)('admin:platforms.new.title'), lms, families: LMS_FAMILIES, values, problems, tool: toolValues(context) });
   };
 
   routes.get('/new', (req, res) => {
-    renderNew(req, res, { lms: typeof req.query.lms === 'string' ? req.query.lms : 'canvas' });
+    renderNew(req, res, parseQuery(z.object({ lms: z.string().default('canvas') }), req));
   });
 
   routes.post('/new', async (req, res) => {
-    const body = req.body as Record<string, unknown>;
-    const values = Object.fromEntries(['lms', 'name', 'issuer', 'clientId', 'authUrl', 'tokenUrl', 'jwksUrl', 'authorizationServer', 'deploymentIds'].map((name) => [name, field(body, name)]));
+    const values = parseBody(NEW_PLATFORM_FORM, req);
     const checked = checkPlatformInput(values);
     if (!checked.ok) {
       res.status(400);
@@ -118,9 +138,7 @@ function registrationRoutes(routes: AdminRoutes, context: AdminContext): void {
 /** Launches refused for an unknown client id or deployment of a known LMS: added after confirmation, or dismissed. */
 function refusedLaunchRoutes(routes: AdminRoutes, context: AdminContext): void {
   routes.get('/refused/confirm', async (req, res) => {
-    const issuer = typeof req.query.issuer === 'string' ? req.query.issuer : '';
-    const clientId = typeof req.query.clientId === 'string' ? req.query.clientId : '';
-    const deploymentId = typeof req.query.deploymentId === 'string' ? req.query.deploymentId : '';
+    const { issuer, clientId, deploymentId } = parseQuery(REFUSED_LAUNCH, req);
     const platforms = await context.lti.platforms.list();
     const refused = (await context.refusedRegistrations.list(500)).find((r) => r.issuer === issuer && r.clientId === clientId && (r.deploymentId ?? '') === deploymentId);
     if (!refused) throw new NotFoundError('refused launch');
@@ -130,10 +148,8 @@ function refusedLaunchRoutes(routes: AdminRoutes, context: AdminContext): void {
   });
 
   routes.post('/refused/accept', async (req, res) => {
-    const body = req.body as Record<string, unknown>;
-    const issuer = field(body, 'issuer');
-    const clientId = field(body, 'clientId');
-    const deployment = checkDeploymentId(field(body, 'deploymentId'));
+    const { issuer, clientId, deploymentId } = parseBody(REFUSED_LAUNCH, req);
+    const deployment = checkDeploymentId(deploymentId);
     const platforms = await context.lti.platforms.list();
     const existing = platforms.find((p) => p.issuer === issuer && p.clientId === clientId);
     const template = platforms.find((p) => p.issuer === issuer);
@@ -159,8 +175,8 @@ function refusedLaunchRoutes(routes: AdminRoutes, context: AdminContext): void {
   });
 
   routes.post('/refused/dismiss', async (req, res) => {
-    const body = req.body as Record<string, unknown>;
-    const registration = { issuer: field(body, 'issuer'), clientId: field(body, 'clientId'), deploymentId: field(body, 'deploymentId') || undefined };
+    const form = parseBody(REFUSED_LAUNCH, req);
+    const registration = { issuer: form.issuer, clientId: form.clientId, deploymentId: form.deploymentId || undefined };
     if (await context.refusedRegistrations.dismiss(registration)) {
       await context.recordChange(req, { action: 'refusal.dismiss', target: `${describePlatform(registration)}${registration.deploymentId ? `, deployment ${registration.deploymentId}` : ''}` });
     }
@@ -177,12 +193,12 @@ function platformRoutes(routes: AdminRoutes, context: AdminContext): void {
   };
 
   routes.get('/:key', async (req, res) => {
-    await renderDetail(req, res, await findPlatform(context, String(req.params.key)));
+    await renderDetail(req, res, await findPlatform(context, platformKeyOf(req)));
   });
 
   routes.post('/:key/deployments', async (req, res) => {
-    const platform = await findPlatform(context, String(req.params.key));
-    const value = field(req.body as Record<string, unknown>, 'deploymentId');
+    const platform = await findPlatform(context, platformKeyOf(req));
+    const value = parseBody(DEPLOYMENT_FORM, req).deploymentId;
     const checked = checkDeploymentId(value);
     if (!checked.ok) {
       res.status(400);
@@ -194,35 +210,35 @@ function platformRoutes(routes: AdminRoutes, context: AdminContext): void {
       await context.refusedRegistrations.resolved({ issuer: platform.issuer, clientId: platform.clientId, deploymentId: checked.value });
       await context.recordChange(req, { action: 'deployment.add', target: describePlatform(platform), changes: [{ field: 'deploymentIds', old: platform.deploymentIds.join(', '), new: [...platform.deploymentIds, checked.value].join(', ') }] });
     }
-    res.redirect(303, `/admin/platforms/${String(req.params.key)}?done=deployment-added`);
+    res.redirect(303, `/admin/platforms/${platformKeyOf(req)}?done=deployment-added`);
   });
 
   routes.post('/:key/deployments/remove', async (req, res) => {
-    const platform = await findPlatform(context, String(req.params.key));
-    const deploymentId = field(req.body as Record<string, unknown>, 'deploymentId');
+    const platform = await findPlatform(context, platformKeyOf(req));
+    const { deploymentId } = parseBody(DEPLOYMENT_FORM, req);
     if (await context.lti.deployments.remove(platform.issuer, platform.clientId, deploymentId)) {
       await context.recordChange(req, { action: 'deployment.remove', target: describePlatform(platform), changes: [{ field: 'deploymentIds', old: platform.deploymentIds.join(', '), new: platform.deploymentIds.filter((id) => id !== deploymentId).join(', ') }] });
     }
-    res.redirect(303, `/admin/platforms/${String(req.params.key)}?done=deployment-removed`);
+    res.redirect(303, `/admin/platforms/${platformKeyOf(req)}?done=deployment-removed`);
   });
 
   routes.post('/:key/active', async (req, res) => {
-    const platform = await findPlatform(context, String(req.params.key));
-    const active = field(req.body as Record<string, unknown>, 'active') === 'yes';
+    const platform = await findPlatform(context, platformKeyOf(req));
+    const active = parseBody(ACTIVE_FORM, req).active === 'yes';
     if (active !== platform.active) {
       await context.lti.platforms.setActive(platform.issuer, platform.clientId, active);
       await context.recordChange(req, { action: active ? 'platform.activate' : 'platform.deactivate', target: describePlatform(platform), changes: [{ field: 'active', old: String(platform.active), new: String(active) }] });
     }
-    res.redirect(303, `/admin/platforms/${String(req.params.key)}?done=${active ? 'platform-activated' : 'platform-deactivated'}`);
+    res.redirect(303, `/admin/platforms/${platformKeyOf(req)}?done=${active ? 'platform-activated' : 'platform-deactivated'}`);
   });
 
   routes.get('/:key/remove', async (req, res) => {
-    const platform = await findPlatform(context, String(req.params.key));
-    context.render(req, res, 'admin/platforms/remove', { title: textOf(res)('admin:platforms.remove.pageTitle', { name: platform.name }), platform, key: String(req.params.key) });
+    const platform = await findPlatform(context, platformKeyOf(req));
+    context.render(req, res, 'admin/platforms/remove', { title: textOf(res)('admin:platforms.remove.pageTitle', { name: platform.name }), platform, key: platformKeyOf(req) });
   });
 
   routes.post('/:key/remove', async (req, res) => {
-    const platform = await findPlatform(context, String(req.params.key));
+    const platform = await findPlatform(context, platformKeyOf(req));
     await context.lti.platforms.remove(platform.issuer, platform.clientId);
     await context.recordChange(req, {
       action: 'platform.remove',

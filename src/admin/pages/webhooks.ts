@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { parseBody, parseQuery, trimmedField } from '../../http/request-input.js';
 import { DEFAULT_ACCOUNT_ID } from '../../proctoring/accounts.js';
 import { webhookErrorInWords } from '../../webhooks/errors.js';
 import { UNMATCHED_REASONS } from '../../webhooks/matching.js';
@@ -11,11 +13,9 @@ import { adminPage } from '../page.js';
 /** Unmatched deliveries shown per page. */
 export const UNMATCHED_PAGE_SIZE = 50;
 
-const field = (body: Record<string, unknown>, name: string) => (typeof body[name] === 'string' ? (body[name] as string).trim() : '');
-const pageOf = (value: unknown) => {
-  const page = Number(value);
-  return Number.isInteger(page) && page >= 1 && page <= 10_000 ? page : 1;
-};
+const LIST_QUERY = z.object({ page: z.coerce.number().int().min(1).max(10_000).catch(1) });
+const SUBSCRIBE_FORM = z.object({ account: trimmedField, version: trimmedField });
+const SUBSCRIPTION = z.object({ account: trimmedField, id: trimmedField.transform((id) => id.slice(0, 200)) });
 
 interface AccountSection {
   ref: string;
@@ -79,7 +79,7 @@ export const webhooksPage = adminPage(
     }
 
     async function render(req: Request, res: Response, locals: { failure?: { action: string; account: string; message: string } } = {}) {
-      const page = pageOf(req.query.page);
+      const { page } = parseQuery(LIST_QUERY, req);
       const t = textOf(res);
       const refs = await accountRefs(t);
       const sections: AccountSection[] = await Promise.all(
@@ -113,10 +113,10 @@ export const webhooksPage = adminPage(
     routes.get('/', (req, res) => render(req, res));
 
     routes.post('/subscribe', async (req, res) => {
-      const body = req.body as Record<string, unknown>;
+      const form = parseBody(SUBSCRIBE_FORM, req);
       const t = textOf(res);
-      const account = await knownAccount(t, field(body, 'account'));
-      const version = field(body, 'version') || '3';
+      const account = await knownAccount(t, form.account);
+      const version = form.version || '3';
       if (!account || (version !== '2' && version !== '3')) {
         res.status(400);
         await render(req, res, { failure: { action: t('admin:webhooks.actions.subscribing'), account: account?.label ?? t('admin:webhooks.unknownAccount'), message: t(account ? 'admin:webhooks.badVersion' : 'admin:webhooks.noSuchAccount') } });
@@ -142,8 +142,9 @@ export const webhooksPage = adminPage(
 
     routes.get('/unsubscribe', async (req, res) => {
       const t = textOf(res);
-      const account = await knownAccount(t, typeof req.query.account === 'string' ? req.query.account : '');
-      const id = typeof req.query.id === 'string' ? req.query.id.slice(0, 200) : '';
+      const chosen = parseQuery(SUBSCRIPTION, req);
+      const account = await knownAccount(t, chosen.account);
+      const id = chosen.id;
       if (!account || !id) {
         res.redirect(303, '/admin/webhooks');
         return;
@@ -162,10 +163,10 @@ export const webhooksPage = adminPage(
     });
 
     routes.post('/unsubscribe', async (req, res) => {
-      const body = req.body as Record<string, unknown>;
+      const chosen = parseBody(SUBSCRIPTION, req);
       const t = textOf(res);
-      const account = await knownAccount(t, field(body, 'account'));
-      const id = field(body, 'id').slice(0, 200);
+      const account = await knownAccount(t, chosen.account);
+      const id = chosen.id;
       if (!account || !id) {
         res.status(400);
         await render(req, res, { failure: { action: t('admin:webhooks.actions.unsubscribing'), account: account?.label ?? t('admin:webhooks.unknownAccount'), message: t(account ? 'admin:webhooks.noSubscription' : 'admin:webhooks.noSuchAccount') } });
