@@ -17,6 +17,7 @@ import { errorHandler, notFound, renderRefusal } from './http/error-handler.js';
 import { createHealthRoutes } from './http/health-routes.js';
 import { createRateLimits } from './http/rate-limits.js';
 import { metricsRoute } from './http/metrics-route.js';
+import { responseMetrics } from './http/response-metrics.js';
 import { requestIds, requestLogger } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import { initI18n } from './i18n/index.js';
@@ -191,6 +192,7 @@ function configureExpress(app: Application, config: Config): void {
   app.set('views', `${ROOT}views`);
   app.set('view engine', 'ejs');
   app.use(requestIds({ trustForwardedId: config.trustProxyHops > 0 }));
+  app.use(responseMetrics);
 }
 
 /** Per-client limits on what anyone may call without a session (src/http/rate-limits.ts). */

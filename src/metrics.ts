@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { buildInfo } from './version.js';
 
 /**
  * The process's Prometheus metrics. Modules record through the small functions below (one call each);
@@ -31,13 +32,39 @@ const proctoringRequests = latency(
   ['endpoint', 'status'],
 );
 const namesRolesFetches = latency('proctor_lti_names_roles_fetch_duration_seconds', 'One course roster read from the LMS Names and Roles service (every page), by outcome', ['outcome']);
+// Both outcomes are exported from the start, so an alert on errors sees 0, not nothing.
+for (const outcome of ['ok', 'error']) namesRolesFetches.zero({ outcome });
 const namesRolesPages = counter('proctor_lti_names_roles_pages_total', 'Names and Roles pages read from LMSs');
 const rosterRequests = counter('proctor_lti_roster_requests_total', 'Roster requests answered from the cache (hit) or needing a Names and Roles fetch (miss)', ['cache']);
+for (const cache of ['hit', 'miss']) rosterRequests.inc({ cache }, 0);
 const webhookDeliveries = counter(
   'proctor_lti_webhook_deliveries_total',
   'Webhook deliveries received from the proctoring service, by outcome (e.g. accepted, duplicate, bad_signature, invalid)',
   ['outcome'],
 );
+for (const outcome of ['accepted', 'duplicate', 'unauthorized', 'invalid', 'too_large']) webhookDeliveries.inc({ outcome }, 0);
+
+const responses = counter(
+  'proctor_lti_http_responses_total',
+  'HTTP answers by route group (lti_login, lti_launch, lti_session, lti_api, lti_setup, hosted, webhooks, admin, api, health, metrics, static, sandbox, return, other) and status code (or aborted when the client left first)',
+  ['route', 'status'],
+);
+const refusedLaunches = counter('proctor_lti_refused_launches_total', 'LTI logins and launches refused, by reason (the refusal code shown to administrators, e.g. bad_signature, token_expired, nonce_invalid)', ['reason']);
+const rateLimited = counter('proctor_lti_rate_limited_requests_total', 'Requests answered 429 by a per-client rate limit, by limiter (lti-login, lti-launch, lti-register, hosted, admin-sign-in)', ['limiter']);
+
+/** What went wrong with a database statement: the server or network is gone, a deadline passed, or anything else. */
+export type DatabaseErrorKind = 'unavailable' | 'timeout' | 'other';
+const DATABASE_ERROR_KINDS: readonly DatabaseErrorKind[] = ['unavailable', 'timeout', 'other'];
+const databaseErrors = counter('proctor_lti_database_errors_total', 'Database statements that failed, by kind: unavailable (connection refused or lost), timeout (a deadline passed), other', ['kind']);
+// Every kind is exported from the start, so a rate over it is 0 (not absent) until the first error.
+for (const kind of DATABASE_ERROR_KINDS) databaseErrors.inc({ kind }, 0);
+
+new Gauge({
+  name: 'proctor_lti_build_info',
+  help: 'Always 1; its labels name the running release (version, from package.json) and the Node.js version',
+  labelNames: ['version', 'nodejs'] as const,
+  registers: [metricsRegistry],
+}).set({ version: buildInfo().version, nodejs: buildInfo().node }, 1);
 
 /** Connection counts of one database pool, read at scrape time. */
 export interface PoolStats {
@@ -118,4 +145,27 @@ export function countWebhookDelivery(outcome: string): void {
 export function watchDatabasePool(read: () => PoolStats): () => void {
   pools.add(read);
   return () => pools.delete(read);
+}
+
+/** One HTTP answer left (or the client went away before it did). */
+export function countResponse(route: string, status: number | 'aborted'): void {
+  responses.inc({ route, status: String(status) });
+}
+
+/** An LTI message was refused; `reason` is its refusal code (a fixed vocabulary). */
+export function countRefusedLaunch(reason: string): void {
+  refusedLaunches.inc({ reason });
+}
+
+/** A limiter exists: its series is exported (as 0) before its first refusal. */
+export function registerRateLimiter(limiter: string): void {
+  rateLimited.inc({ limiter }, 0);
+}
+
+export function countRateLimited(limiter: string): void {
+  rateLimited.inc({ limiter });
+}
+
+export function countDatabaseError(kind: DatabaseErrorKind): void {
+  databaseErrors.inc({ kind });
 }

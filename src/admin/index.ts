@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import { toolUrl } from '../config.js';
 import { createCsrf, type Csrf } from '../http/csrf.js';
 import { requestLogger } from '../http/request-id.js';
+import { countRateLimited, registerRateLimiter } from '../metrics.js';
 import { createAuditLog, type AuditLog } from './audit.js';
 import { textOf, translatorOf, viewHelpers } from './i18n.js';
 import { ADMIN_PAGES } from './pages/index.js';
@@ -16,6 +17,8 @@ import { createSignInGuard, createSignInLockouts, DEFAULT_SIGN_IN_LIMITS, EVERYO
 import { clientKeyOf } from '../http/rate-limits.js';
 
 export const ADMIN_BASE = '/admin';
+/** The sign-in lock-out as a rate limiter of `proctor_lti_rate_limited_requests_total`. */
+const ADMIN_SIGN_IN_LIMITER = 'admin-sign-in';
 
 export interface AdminConsoleDeps extends AdminServices {
   /** Server secret (ENCRYPTION_KEY): signs the session cookie and CSRF tokens. */
@@ -162,9 +165,11 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
     }
   });
   const signInLimits = deps.signInLimits ?? DEFAULT_SIGN_IN_LIMITS;
+  registerRateLimiter(ADMIN_SIGN_IN_LIMITER);
   const guard = createSignInGuard(db, signInLimits, (req, res, lock) => {
     requestLogger(logger, req).warn({ remoteAddress: req.ip, scope: lock.scope }, 'admin sign-in locked out after repeated failures');
     void recordLockout(req, lock).catch((error: unknown) => requestLogger(logger, req).warn({ err: error }, 'could not record the sign-in lockout'));
+    countRateLimited(ADMIN_SIGN_IN_LIMITER);
     res.status(429).set('Retry-After', String(lock.retryAfterSeconds));
     context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), lockedOut: lock.scope, next: safeNext(req.body?.next) });
   });

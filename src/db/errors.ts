@@ -1,3 +1,5 @@
+import type { DatabaseErrorKind } from '../metrics.js';
+
 /**
  * The database could not be reached or stopped answering (refused or dropped connection, server shutting
  * down or starting up, too many connections, connect or query deadline). The message names the target at
@@ -44,4 +46,22 @@ export function asOutage(error: unknown): unknown {
  */
 export function isOutageMessage(message: string): boolean {
   return message === OUTAGE_MESSAGE || message.startsWith(`${OUTAGE_MESSAGE} (`);
+}
+
+/** SQLSTATEs of a deadline the server enforced: statement timeout or cancel, lock timeout, idle-in-transaction timeout. */
+const TIMEOUT_CODES = new Set(['57014', '55P03', '25P03', 'ETIMEDOUT']);
+const TIMEOUT_MESSAGES = /timeout/i;
+
+/**
+ * How a failed statement is counted: `unavailable` and `timeout` are outages, `other` is anything else the
+ * database refused. Constraint violations (SQLSTATE class 23) are undefined: the tool detects conflicts by them
+ * (two replicas inserting the same row), so they are not errors of the database.
+ */
+export function databaseErrorKind(error: unknown): DatabaseErrorKind | undefined {
+  const driverError = error instanceof DatabaseUnavailableError && error.cause !== undefined ? error.cause : error;
+  const code = typeof driverError === 'object' && driverError !== null ? (driverError as { code?: unknown }).code : undefined;
+  if (typeof code === 'string' && code.startsWith('23')) return undefined;
+  const message = driverError instanceof Error ? driverError.message : '';
+  if ((typeof code === 'string' && TIMEOUT_CODES.has(code)) || TIMEOUT_MESSAGES.test(message)) return 'timeout';
+  return isOutage(error) ? 'unavailable' : 'other';
 }

@@ -1,6 +1,7 @@
 import { openPglite } from './pglite.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, openPostgres } from './postgres.js';
 import { DatabaseUnavailableError } from './errors.js';
+import { countingErrors } from './error-counting.js';
 import type { Database } from './types.js';
 
 export type { Database, Queryable, QueryResult } from './types.js';
@@ -50,7 +51,7 @@ async function openChecked(
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
   const attempt = (async () => {
-    db = await open();
+    db = countingErrors(await open());
     await db.ping();
     return db;
   })();

@@ -4,6 +4,7 @@ import { DatabaseUnavailableError } from '../db/errors.js';
 import type { Translator } from '../i18n/index.js';
 import { translatorOf } from '../i18n/middleware.js';
 import type { Logger } from '../logger.js';
+import { countRefusedLaunch } from '../metrics.js';
 import { LoginCapacityError, LtiRefusal, userMessageFor, type RefusedRegistration } from '../lti/errors.js';
 import multer from 'multer';
 import { UPLOAD_MAX_BYTES } from '../admin/uploads.js';
@@ -31,6 +32,7 @@ export function renderRefusal(logger: Logger, options: RefusalOptions = {}) {
     const incidentId = randomUUID();
     const registration = refusal.registration;
     const log = requestLogger(logger, req);
+    countRefusedLaunch(refusal.code);
     log.warn({ incidentId, code: refusal.code, detail: refusal.detail, path: req.path, ...(registration ? { registration } : {}) }, 'LTI message refused');
     const answer = () => answerRefusal(req, res, refusal, status, incidentId);
     if (!registration || !options.onRefusedRegistration) {

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Config } from '../config.js';
+import { countRateLimited, registerRateLimiter } from '../metrics.js';
 import { AppError } from './errors.js';
 
 /**
@@ -52,6 +53,7 @@ function waitOf(seconds: number): { amount: number; unit: 'seconds' | 'minutes' 
  */
 export function createRateLimiter(name: string, rule: RateLimitRule): RequestHandler {
   if (rule.limit <= 0) return (_req, _res, next) => next();
+  registerRateLimiter(name);
   return rateLimit({
     windowMs: rule.windowSeconds * 1000,
     limit: rule.limit,
@@ -60,6 +62,7 @@ export function createRateLimiter(name: string, rule: RateLimitRule): RequestHan
     legacyHeaders: false,
     ipv6Subnet: IPV6_CLIENT_PREFIX,
     handler: (req, _res, next) => {
+      countRateLimited(name);
       const resetTime = (req as typeof req & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const seconds = resetTime ? (resetTime.getTime() - Date.now()) / 1000 : rule.windowSeconds;
       next(new TooManyRequestsError(seconds));

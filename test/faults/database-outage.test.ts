@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { createExamStore } from '../../src/exams/store.js';
+import { metricsRegistry } from '../../src/metrics.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { authorize, launch, postIdToken } from '../helpers/lti-flow.js';
 import { migratedClusterDatabase, ownClusterUnavailable, startOwnCluster, type OwnCluster } from '../helpers/pg-cluster.js';
@@ -10,6 +11,12 @@ const unavailable = ownClusterUnavailable();
 /** What must never reach a browser: driver and server error text, the database's address or name. */
 const INTERNALS = /ECONNREFUSED|ECONNRESET|terminat|connect|postgres|127\.0\.0\.1:\d{4,5}|timeout exceeded|"details"/i;
 const INCIDENT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+
+/** One value of the process's /metrics text, 0 when the series is absent. */
+function sample(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
 
 describe('a database outage', { timeout: 60_000, skip: unavailable ? `skipped: ${unavailable}` : false }, () => {
   let cluster: OwnCluster;
@@ -40,10 +47,16 @@ describe('a database outage', { timeout: 60_000, skip: unavailable ? `skipped: $
     assert.match(before.response.headers.location as string, /\/sandbox\/proctoring\/session\//);
 
     const auth = await authorize(app, { user: 'student', presentation: 'window' });
+    const metricsBefore = await metricsRegistry.metrics();
     cluster.stop();
     try {
       const posted = await postIdToken(auth, auth.idToken).timeout(15_000);
       assert.equal(posted.status, 503, posted.text.slice(0, 300));
+      // The outage is visible to monitoring: the database errors and the launch's 503 are counted.
+      const metrics = await metricsRegistry.metrics();
+      const delta = (series: string) => sample(metrics, series) - sample(metricsBefore, series);
+      assert.ok(delta('proctor_lti_database_errors_total{kind="unavailable"}') >= 1, 'database errors of kind unavailable');
+      assert.equal(delta('proctor_lti_http_responses_total{route="lti_launch",status="503"}'), 1);
       assert.match(posted.headers['content-type'] as string, /text\/html/);
       assert.match(posted.text, INCIDENT, 'the page carries an incident id');
       assert.doesNotMatch(posted.text, INTERNALS);
