@@ -175,7 +175,7 @@ async function main(): Promise<void> {
 
       // The LMS's course pages (login initiations) are prepared first, so the burst measures the tool alone.
       const distinct = await Promise.all(burstMembers.map((member) => initiate(member.id)));
-      // Embedded PGlite alone holds about 690 MiB of RSS (its WebAssembly heap), PostgreSQL none of it.
+      // Embedded PGlite holds its WebAssembly heap in this process, PostgreSQL none of it.
       console.log(`  RSS before the burst ${mib(process.memoryUsage.rss())}`);
       const first = await burst(`${STUDENTS} distinct students, each with their own browser`, distinct, () => new CookieJar(false), dispatcher, sessionPrefix, received);
       const okDistinct = report(first);

@@ -4,7 +4,7 @@ import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } 
  * The console password: ADMIN_PASSWORD holds either the password itself or a scrypt hash of it in the
  * PHC string format `$scrypt$n=16384,r=8,p=1$<salt>$<hash>` (base64url), so the plain password need not
  * sit in the environment. Make a hash with `proctor-lti admin hash-password` or the one-line node command
- * in the README.
+ * in docs/administration.md.
  */
 export const PASSWORD_HASH_PATTERN = /^\$scrypt\$n=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9_-]{16,})\$([A-Za-z0-9_-]{43,})$/;
 /** The shortest plain password ADMIN_PASSWORD (or `admin hash-password`) accepts. */
@@ -52,7 +52,7 @@ export function passwordHashCostOk(value: string): boolean {
 /**
  * A self-contained command that prints a hash for ADMIN_PASSWORD where the `proctor-lti` command is not at
  * hand (asks for the password on standard input, so it stays out of the shell history). Shown on the
- * console's "not enabled" page next to `proctor-lti admin hash-password`, and in the README.
+ * console's "not enabled" page next to `proctor-lti admin hash-password`, and in docs/administration.md.
  */
 export const HASH_PASSWORD_COMMAND =
   `node -e 'const c=require("node:crypto"),s=c.randomBytes(16);process.stdout.write("Password: ");` +

@@ -1,7 +1,7 @@
 /**
  * The exam roster of a course (the launchpad's `exam_roster` endpoint). The Launch API leaves the format
  * open ("a list of exam names, exam tags, section ids and an optional roster URL"); the tool answers a
- * JSON array of objects with those four fields, documented in the README. Pure.
+ * JSON array of objects with those four fields, documented in docs/hosted-endpoints.md. Pure.
  */
 
 export interface ExamRosterEntry {

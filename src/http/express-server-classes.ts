@@ -15,12 +15,10 @@ const initResponse = ServerResponse as unknown as (this: ServerResponse, ...args
  * prototypes (`app.request`, `app.response`), on the Node.js versions where that matters.
  *
  * Express gives every request and response its app's prototype with `Object.setPrototypeOf` as it starts
- * handling them. On Node 20, changing a live object's prototype costs V8 more than the call: in a load test of
- * a bare express app, 14–25 % of what each request allocated then outlived the young-generation collections and
- * was promoted (plain `http` with the same handler: none), and each collection paused four times as long. Born
- * with the app's prototype, the object already has it and express's call changes nothing. Node 24 pays nothing
- * for the change, and there the classes only cost allocation (about 10 KB more per request), so it keeps
- * Node's own. Requests that a mounted sub-app handles get its prototype as before.
+ * handling them; on Node 20 changing a live object's prototype makes V8 promote much of what the request
+ * allocated (docs/performance.md, "The rules"), so born with the app's prototype, the object already has it and
+ * express's call changes nothing. Node 24 pays nothing for the change, so there Node's own classes are kept.
+ * Requests that a mounted sub-app handles get its prototype as before.
  */
 export function expressServerClasses(app: { request: object; response: object }, nodeMajor = Number(process.versions.node.split('.')[0])): ServerClasses {
   if (nodeMajor >= 24) return {};

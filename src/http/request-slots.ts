@@ -2,12 +2,9 @@
  * A value kept on one request or response object for as long as that object lives, in a property of its own
  * under a private symbol.
  *
- * Not a module-level WeakMap keyed by the request: V8's young-generation collections keep a long-lived WeakMap's
- * values alive whatever becomes of their keys (only a full collection checks them), so an entry whose value
- * leads back to its request kept that request — body, headers, closures — alive through every young collection
- * while it lasted, and into the old generation. In a load test of an express app, one such map took the share of
- * each request's allocation that got promoted from 0.2 % to 20 % on Node 20 (16 % on Node 24, where each young
- * collection then paused 13 ms instead of 0.7).
+ * Not a module-level WeakMap keyed by the request: young-generation collections keep such a map's values alive
+ * whatever becomes of their keys, so a value leading back to its request kept the whole request into the old
+ * generation (measured in docs/performance.md, "The rules").
  */
 export interface RequestSlot<Owner extends object, Value> {
   get(owner: Owner): Value | undefined;
@@ -27,12 +24,9 @@ export function requestSlot<Owner extends object, Value>(name: string): RequestS
 /**
  * Replaces a method of one request or response (say `res.cookie`), for that object only, with a function shared
  * by every object: `replacement` is made once, not per request, and gets the object, the data given for it and
- * the method it replaced. Not a closure made per request and set as the object's own property: a property of a
- * request, response or `res.locals` whose value is a function made while serving that request (its scope leads
- * back to the request) made V8 keep the whole request through young-generation collections, on Node 20 and 24
- * alike: in a load test of an express app, one such property took the share of each request's allocation that
- * got promoted from 0 % to 27 %, and each young collection from 3 to 50 ms. A closure kept inside a data object
- * does not; a shared function does not.
+ * the method it replaced. Not a closure made per request and set as the object's own property: such a function,
+ * whose scope leads back to the request, makes V8 keep the whole request through young-generation collections
+ * on Node 20 and 24 alike (docs/performance.md, "The rules"); a shared function does not.
  *
  * Overriding an object twice with the same override (with others between, or not) keeps the first data: the
  * method is replaced once by it.

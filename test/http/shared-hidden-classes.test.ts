@@ -1,7 +1,7 @@
 // Objects a launch builds many times share one hidden class. On Node.js 20, an object made by a spread and then given
 // more properties (`{ ...a, b: 1 }`, `{ ...a, ...b }`) gets a hidden class of its own once the spread's inline cache
 // has warmed up: those live in the old generation until a full collection and keep the launch's short-lived objects
-// alive through the young collections in between (docs/performance.md, tenth pass). Each builder here runs more
+// alive through the young collections in between (docs/performance.md, "The rules"). Each builder here runs more
 // often than that warm-up, and its last results must share their hidden class (V8's %HaveSameMap).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
