@@ -568,10 +568,17 @@
     byId('history-empty').hidden = entries.length > 0;
   }
 
-  // Opening and closing times as typed (wall clock) with their time zone; the server turns them into instants.
-  function availabilityFromForm() {
-    const time = (key) => byId('f-availability-' + key).value || null;
-    return { opens_at: time('opens_at'), closes_at: time('closes_at'), time_zone: byId('f-availability-time_zone').value, practice: byId('f-availability-practice').checked };
+  // The tool-side settings, each under the object of the API it belongs to (its control is named `<object>.<member>`).
+  // Times go as typed (wall clock, with their time zone): the server turns them into instants.
+  function toolSettingsFromForm() {
+    const objects = {};
+    for (const control of form.querySelectorAll('[data-tool-setting]')) {
+      const [object, member] = control.name.split('.');
+      const kind = control.dataset.toolSetting;
+      objects[object] = objects[object] || {};
+      objects[object][member] = kind === 'checkbox' ? control.checked : kind === 'time' ? control.value || null : control.value;
+    }
+    return objects;
   }
 
   const saveStatus = byId('save-status');
@@ -584,7 +591,7 @@
     refreshPrerequisites(lastSwitched);
     // Broken prerequisites are already shown beside their settings; the server refuses them with the same
     // rules, together with every other wrong field, so one refused save marks all of them at once.
-    const body = { settings: documentFromForm(), status: readValue('status'), availability: availabilityFromForm() };
+    const body = { settings: documentFromForm(), status: readValue('status'), ...toolSettingsFromForm() };
     saveButton.disabled = true;
     announce(saveStatus, say('saving'));
     let response;

@@ -3,7 +3,8 @@ import type { Csrf } from '../http/csrf.js';
 import type { LtiLaunch } from '../lti/claims.js';
 import type { LtiAdapter } from '../lti/provider.js';
 import { translatorOf } from '../i18n/middleware.js';
-import { availabilityAt, timeZoneOf } from '../exams/availability.js';
+import { timeZoneOf } from '../exams/availability.js';
+import { ATTEMPT_FLAGS, hubMarks, type ShownMark } from '../exams/tool-settings/registry.js';
 import { overrideInWords } from '../exams/accommodations/form.js';
 import type { AccommodationOverride } from '../exams/accommodations/override.js';
 import { MIN_SUSPICION_CHOICES } from '../webhooks/results.js';
@@ -11,6 +12,7 @@ import { localizeViolation } from '../exams/settings/violations.js';
 import type { Violation } from '../proctoring/contract.js';
 import { roleReasonWording } from '../lti/role-words.js';
 import { LAUNCH_PATHS } from './paths.js';
+import { escapeHtml } from '../exams/settings/i18n.js';
 import type { HubView } from './service.js';
 import { LAUNCH_OUTCOMES, shortId } from './summary.js';
 
@@ -47,21 +49,23 @@ export function renderHub(req: Request, res: Response, deps: HubPageDeps, hub: H
     minSuspicionChoices: MIN_SUSPICION_CHOICES,
     formatTime: (date: Date) => i18n.formatDateTime(date, { timeZone, dateStyle: 'medium', timeStyle: 'short' }),
     timeZone,
-    // In the time zone the times were entered in, named: the instructor who set them reads them back unchanged.
-    window: hubWindow(hub.exam, new Date(), (date) => {
-      const zone = hub.exam.timeZone ?? timeZone;
-      return `${i18n.formatDateTime(date, { timeZone: zone, weekday: 'long' })} (${zone.replace(/_/g, ' ')})`;
+    marks: hubMarks(i18n.t, hub.exam, {
+      now: new Date(),
+      // In the time zone the times were entered in, named: the instructor who set them reads them back unchanged.
+      formatInstant: (date, entered) => {
+        const zone = entered ?? timeZone;
+        return `${i18n.formatDateTime(date, { timeZone: zone, weekday: 'long' })} (${zone.replace(/_/g, ' ')})`;
+      },
     }),
+    markAttribute,
+    attemptFlags: ATTEMPT_FLAGS,
     shortId,
     launchOutcomes: LAUNCH_OUTCOMES,
   });
 }
 
-/** The hub's line about the exam's window: when it opens, until when it is open, or since when it is closed. */
-function hubWindow(exam: { opensAt?: Date; closesAt?: Date }, now: Date, format: (date: Date) => string): { key: string; when: string } | undefined {
-  const state = availabilityAt(exam, now);
-  if (state === 'not-yet-open' && exam.opensAt) return { key: 'hub:window.notYetOpen', when: format(exam.opensAt) };
-  if (state === 'closed' && exam.closesAt) return { key: 'hub:window.closedSince', when: format(exam.closesAt) };
-  if (state === 'open' && exam.closesAt) return { key: 'hub:window.openUntil', when: format(exam.closesAt) };
-  return undefined;
+/** A mark's identifying attribute as HTML (`data-practice`, `data-window="openUntil"`). */
+function markAttribute(mark: ShownMark): string {
+  const { name, value } = mark.attribute;
+  return value === undefined ? escapeHtml(name) : `${escapeHtml(name)}="${escapeHtml(value)}"`;
 }

@@ -4,7 +4,10 @@ import { EXAM_SETTING_ROWS, MEMBER_SECTIONS, MEMBER_SETTING_ROWS, memberPath, ty
 /** A translator's `t` (src/i18n), or `english`: `settings:<dotted.path>` with ICU arguments. */
 export type Translate = (key: string, values?: Readonly<Record<string, string | number>>) => string;
 
-/** Paths of the settings document that are not in the tables, with their words under `settings:document.<path>`. */
+/**
+ * Paths of the settings document that are not in the tables, with their words under `settings:document.<path>`
+ * (the tool-side settings' own paths are labelled by exams/tool-settings).
+ */
 const DOCUMENT_PATHS: ReadonlySet<string> = new Set([
   'launch_url',
   'exam_start',
@@ -19,11 +22,6 @@ const DOCUMENT_PATHS: ReadonlySet<string> = new Set([
   'proctor_settings',
   'break_settings',
   'status',
-  'quiz_address_check',
-  'availability.opens_at',
-  'availability.closes_at',
-  'availability.time_zone',
-  'availability.practice',
   'tool.lms_preset',
   'tool.quiz_url',
   'tool.security_preset',

@@ -1,5 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import type { AttemptStatus } from '../exams/attempts.js';
+import { ATTEMPT_FLAGS } from '../exams/tool-settings/registry.js';
 import { flagLabel } from './delivery.js';
 import type { AttemptResultRow } from './results.js';
 
@@ -18,14 +19,14 @@ const iso = (date: Date | undefined) => (date ? date.toISOString() : '');
 /** The exam's attempts with names, outcome, suspicion and one column per flag that occurs, as CSV (RFC 4180, UTF-8 BOM for spreadsheets). */
 export function resultsCsv(rows: readonly AttemptResultRow[]): string {
   const flagNames = [...new Set(rows.flatMap((row) => row.result?.flags.map((flag) => flag.name) ?? []))].sort();
-  const header = ['Name', 'Pseudonymous id', 'Test student', 'Practice', 'Exempt from proctoring', 'Started (UTC)', 'Ended (UTC)', 'Outcome', 'Suspicion (%)', ...flagNames.map((name) => `${flagLabel(name)} (%)`), 'Submission', 'Result received (UTC)'];
+  const header = ['Name', 'Pseudonymous id', 'Test student', ...ATTEMPT_FLAGS.map((flag) => flag.csvHeader), 'Exempt from proctoring', 'Started (UTC)', 'Ended (UTC)', 'Outcome', 'Suspicion (%)', ...flagNames.map((name) => `${flagLabel(name)} (%)`), 'Submission', 'Result received (UTC)'];
   const records = rows.map((row) => {
     const flags = new Map(row.result?.flags.map((flag) => [flag.name, flag.percent]));
     return [
       row.name ?? '',
       row.attempt.userId,
       row.attempt.isTest ? 'yes' : 'no',
-      row.attempt.practice ? 'yes' : 'no',
+      ...ATTEMPT_FLAGS.map((flag) => (row.attempt[flag.property] ? 'yes' : 'no')),
       row.attempt.exempt ? 'yes' : 'no',
       iso(row.attempt.startedAt),
       iso(row.attempt.endedAt),

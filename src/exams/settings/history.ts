@@ -1,7 +1,8 @@
 import { POST_MESSAGE_NOTIFICATION } from '../../proctoring/contract.js';
 import { english } from '../../proctoring/english.js';
 import { MEMBER_SETTING_ROWS, memberPath } from '../../proctoring/exam-settings.js';
-import { choiceLabel, labelKey, settingLabel, type Translate } from '../../proctoring/labels.js';
+import { choiceLabel, labelKey, type Translate } from '../../proctoring/labels.js';
+import { examSettingLabel } from './labels.js';
 import type { RecordedChange } from './changes.js';
 import type { SettingsChange } from './document.js';
 import { ENGLISH, type PageI18n } from './i18n.js';
@@ -48,7 +49,7 @@ const PRESET_NAMES: Readonly<Record<string, string>> = { 'tool.security_preset':
 const TRISTATE: ReadonlySet<string> = new Set(MEMBER_SETTING_ROWS.flatMap((row) => (row.kind === 'tristate' ? [memberPath(row)] : [])));
 
 export function changeLabel(path: string, t: Translate = english): string {
-  return settingLabel(t, path) ?? labelKey(path).split('.').pop() ?? path;
+  return examSettingLabel(t, path) ?? labelKey(path).split('.').pop() ?? path;
 }
 
 /** A stored value in words: on/off, a choice's label, "not set" for an absent value, lists by their items. */

@@ -29,7 +29,7 @@ import { escapeHtml, htmlMessage, pageI18n, type PageI18n } from './i18n.js';
 import { scriptMessages } from './script-messages.js';
 import { localizeViolation } from './violations.js';
 import { timeZoneOf } from '../availability.js';
-import { toolSettingsWire } from '../tool-settings/registry.js';
+import { toolSettingFields, toolSettingsWire } from '../tool-settings/registry.js';
 import type { Translate } from '../../proctoring/labels.js';
 
 /** How many recent changes the settings page shows. */
@@ -158,10 +158,9 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     const suggested = suggestion?.address;
     if (suggestion) Object.assign(values, { 'tool.lms_preset': suggestion.presetId, 'tool.quiz_url': suggestion.address });
     const zone = exam.timeZone ?? timeZoneOf(launch);
-    const { availability } = toolSettingsWire(exam, zone);
     res.set('Cache-Control', 'no-store');
     res.render('exams/settings', {
-      availability,
+      toolFields: toolSettingFields(t, exam, zone),
       timeZones: timeZoneChoices(zone),
       t,
       html: (key: string, values: Readonly<Record<string, string>>) => htmlMessage(t, key, values),

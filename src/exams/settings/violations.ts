@@ -1,6 +1,7 @@
 import type { Violation } from '../../proctoring/contract.js';
 import { english } from '../../proctoring/english.js';
-import { choiceLabel, settingLabel, type Translate } from '../../proctoring/labels.js';
+import { choiceLabel, type Translate } from '../../proctoring/labels.js';
+import { examSettingLabel } from './labels.js';
 
 /**
  * A violation of a save, in the reader's language: its rule and parameters (contract.ts) with the field's
@@ -13,7 +14,7 @@ export function localizeViolation<R extends string>(t: Translate, violation: Vio
 }
 
 function localizedMessage(t: Translate, v: Violation<string>): string | undefined {
-  const label = settingLabel(t, v.path) ?? v.path.split('.').pop() ?? v.path;
+  const label = examSettingLabel(t, v.path) ?? v.path.split('.').pop() ?? v.path;
   const min = v.params?.min;
   const max = v.params?.max;
   const say = (key: string, values: Readonly<Record<string, string | number>> = {}) => t(`settings:validation.${key}`, { label, ...values });
