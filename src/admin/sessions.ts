@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Response } from 'express';
 import type { Queryable } from '../db/types.js';
 
 /**

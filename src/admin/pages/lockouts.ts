@@ -1,7 +1,10 @@
+import { z } from 'zod';
+import { parseBody, textField } from '../../http/request-input.js';
 import { textOf } from '../i18n.js';
 import { adminPage } from '../page.js';
 import { EVERYONE } from '../sign-in-limits.js';
 
+const LIFT_FORM = z.object({ client: textField });
 const CLIENT_PATTERN = /^(?:\*|[0-9a-fA-F:.]{2,45}(?:\/\d{1,3})?|unknown)$/;
 
 /** Failed sign-ins per client group in the current window, which of them are locked out, and lifting a lockout. */
@@ -14,8 +17,8 @@ export const lockoutsPage = adminPage(
     });
 
     routes.post('/lift', async (req, res) => {
-      const client = (req.body as Record<string, unknown>).client;
-      if (typeof client !== 'string' || !CLIENT_PATTERN.test(client)) {
+      const { client } = parseBody(LIFT_FORM, req);
+      if (!CLIENT_PATTERN.test(client)) {
         res.redirect(303, `${req.baseUrl}`);
         return;
       }
