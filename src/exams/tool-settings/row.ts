@@ -74,6 +74,8 @@ export interface ToolSettingRow<V extends object, R extends string = string> {
   columns: readonly string[];
   /** What a new exam has. */
   initial: V;
+  /** A value other than `initial` that every input accepts: test/exams/tool-settings.test.ts sends it through every place. */
+  example: V;
   fromColumns(row: Readonly<Record<string, unknown>>): V;
   toColumns(value: V): unknown[];
   /** A value the store must refuse (its reason), though every input was checked: a fault in the tool, not the instructor's. */

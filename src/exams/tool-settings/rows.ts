@@ -16,13 +16,16 @@ interface Window {
   closesAt?: Date;
   timeZone?: string;
 }
+/** No times: open at once, never closed. */
+const NO_WINDOW: Window = { opensAt: undefined, closesAt: undefined, timeZone: undefined };
 type WindowRule = 'availability_time' | 'unknown_time_zone' | 'time_does_not_exist' | 'closes_before_opens';
 
 const availability = toolSetting<Window, WindowRule>({
   name: 'availability',
   properties: ['opensAt', 'closesAt', 'timeZone'],
   columns: ['opens_at', 'closes_at', 'time_zone'],
-  initial: {},
+  initial: NO_WINDOW,
+  example: { opensAt: new Date('2027-10-31T00:30:00Z'), closesAt: new Date('2027-11-02T16:00:00Z'), timeZone: 'Europe/Berlin' },
   fromColumns: (row) => ({ opensAt: dateOf(row.opens_at), closesAt: dateOf(row.closes_at), timeZone: typeof row.time_zone === 'string' ? row.time_zone : undefined }),
   toColumns: (value) => [value.opensAt ?? null, value.closesAt ?? null, value.timeZone ?? null],
   invalid: ({ opensAt, closesAt }) => (opensAt && closesAt && closesAt.getTime() <= opensAt.getTime() ? 'an exam must close after it opens' : undefined),
@@ -68,7 +71,7 @@ const availability = toolSetting<Window, WindowRule>({
     ].filter((change) => change.before !== change.after),
   history: ['availability.opens_at', 'availability.closes_at'],
   // A copied course usually runs in another term: the old term's dates would close the copy at once.
-  copy: () => ({}),
+  copy: () => NO_WINDOW,
   hub: (value, { now, formatInstant }) => {
     const state = availabilityAt(value, now);
     const line = (word: string, instant: Date): HubMark[] => [{ place: 'line', tone: 'hub-window', attribute: { name: 'data-window', value: word }, word: `hub.${word}`, values: { when: formatInstant(instant, value.timeZone) } }];
@@ -86,6 +89,7 @@ const quizAddressCheck = toolSetting({
   properties: ['quizAddressCheck'],
   columns: ['quiz_address_check'],
   initial: { quizAddressCheck: false },
+  example: { quizAddressCheck: true },
   fromColumns: (row) => ({ quizAddressCheck: row.quiz_address_check === true }),
   toColumns: (value) => [value.quizAddressCheck],
   rules: [],
@@ -108,6 +112,7 @@ const practice = toolSetting({
   properties: ['practice'],
   columns: ['practice'],
   initial: { practice: false },
+  example: { practice: true },
   fromColumns: (row) => ({ practice: row.practice === true }),
   toColumns: (value) => [value.practice],
   wire: {
