@@ -13,7 +13,7 @@ import { createLmsPresetCatalog } from './exams/settings/presets/lms.js';
 import { createExamSettingsRoutes } from './exams/settings/routes.js';
 import { createExamSettingsService } from './exams/settings/service.js';
 import { createCsrf, type Csrf } from './http/csrf.js';
-import { errorHandler, notFound, renderRefusal } from './http/error-handler.js';
+import { errorHandler, notFound } from './http/error-handler.js';
 import { createHealthRoutes } from './http/health-routes.js';
 import { createRateLimits } from './http/rate-limits.js';
 import { metricsRoute } from './http/metrics-route.js';
@@ -35,6 +35,7 @@ import type { ToolDescription } from './lti/dynamic-registration.js';
 import { LTI_ROUTES, type LtiAdapter, type LtiHandlers } from './lti/provider.js';
 import { createPlatformActivity, type PlatformActivity } from './lti/platform-activity.js';
 import { createRefusedRegistrations } from './lti/refused-registrations.js';
+import { refusalAnswer, renderRefusal } from './lti/refusal-page.js';
 import { createRegistrationLinks } from './lti/registration-links.js';
 import { createLtiRoutes } from './lti/routes.js';
 import type { Logger } from './logger.js';
@@ -115,7 +116,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const secret = await installationSecret(db, 'pseudonyms');
   // Changes other processes make to platforms, accounts and settings reach this process's caches at once.
   const stopWatchingChanges = watchChanges(db, logger);
-  const handleError = errorHandler(logger);
+  const handleError = errorHandler(logger, [refusalAnswer(logger)]);
   const lti = await createConfiguredLtiAdapter({ config, db, logger, encryptionKeys, launchesThroughLtijs: deps.launchesThroughLtijs, fail: (error, req, res) => handleError(error, req, res, () => undefined) });
   const exams = createExamStore(db);
   const institutions = createInstitutionSettingsStore(db);

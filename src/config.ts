@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { isPasswordHash, MIN_PASSWORD_LENGTH, passwordHashCostOk } from './admin/password.js';
-import type { ProctoringCredentials } from './proctoring/api-key.js';
+import { isPasswordHash, MIN_PASSWORD_LENGTH, passwordHashCostOk } from './secrets/password.js';
+
+/** How the tool authenticates to the Launch API: an api_key as given, or a consumer key and secret it is derived from. */
+export type ProctoringCredentials = { apiKey: string } | { consumerKey: string; secret: string };
 
 /**
  * The tool's whole configuration, read from the environment once at start-up. Nothing else reads

@@ -1,4 +1,18 @@
-/** Small checks on plain values that several features need. */
+/** Small checks on plain values, and the shape of a checked input, that several features need. */
+
+/** One problem of a checked input: the field it is in and what is expected there. */
+export interface FieldProblem {
+  /** The input field, e.g. a platform's issuer or deploymentIds, an account's apiKey. */
+  field: string;
+  /** In English, as the CLI and the logs show it. */
+  message: string;
+  /** Stable name of the problem, for a translated message (the admin console's `admin:problems.<code>`). */
+  code?: string;
+  /** The values the message names (example, the value received, a limit). */
+  values?: Record<string, string | number>;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; problems: FieldProblem[] };
 
 /** A plain object (not null, not an array): what JSON calls an object. */
 export function isRecord(value: unknown): value is Record<string, unknown> {

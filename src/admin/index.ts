@@ -9,10 +9,10 @@ import { countRateLimited, registerRateLimiter } from '../metrics.js';
 import { createAuditLog, type AuditLog } from './audit.js';
 import { textOf, translatorOf, viewHelpers } from './i18n.js';
 import { ADMIN_PAGES } from './pages/index.js';
-import { HASH_PASSWORD_COMMAND, verifyPassword } from './password.js';
+import { HASH_PASSWORD_COMMAND, verifyPassword } from '../secrets/password.js';
 import type { AdminContext, AdminPageModule, AdminServices } from './registry.js';
 import { createAdminSessionStore, DEFAULT_SESSION_LIMITS, type AdminSession, type AdminSessionLimits } from './sessions.js';
-import { multipartForms } from './uploads.js';
+import { multipartForms } from '../http/uploads.js';
 import { createSignInGuard, createSignInLockouts, DEFAULT_SIGN_IN_LIMITS, EVERYONE, type SignInLimits, type SignInLock } from './sign-in-limits.js';
 import { clientKeyOf } from '../http/rate-limits.js';
 

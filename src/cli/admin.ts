@@ -20,7 +20,7 @@ export function addAdminCommands(program: Command, withDatabase?: WithDatabase):
         fail();
         return;
       }
-      const { hashPassword, MIN_PASSWORD_LENGTH } = await import('../admin/password.js');
+      const { hashPassword, MIN_PASSWORD_LENGTH } = await import('../secrets/password.js');
       const { readPassword } = await import('./password-input.js');
       const password = await readPassword();
       if (password === undefined) {

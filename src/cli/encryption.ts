@@ -12,7 +12,7 @@ export function addEncryptionCommands(program: Command, withDatabase: WithDataba
     .description("re-encrypt everything encrypted at rest with ENCRYPTION_KEY's newest (first) key, after which the older keys can be removed")
     .action(async () => {
       await withDatabase(async ({ db, config }) => {
-        const [{ reencryptWithNewestKey }, { encryptionKeysOf }] = await Promise.all([import('../secrets/rotation.js'), import('../dev-encryption-key.js')]);
+        const [{ reencryptWithNewestKey }, { encryptionKeysOf }] = await Promise.all([import('./key-rotation.js'), import('../dev-encryption-key.js')]);
         const keys = encryptionKeysOf(config);
         const result = await reencryptWithNewestKey(db, keys);
         await recordChange(db, {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { AppError, markLogged, type AnswerableError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import type { NamesRolesMember } from '../lti/names-roles.js';
 import { countRosterRequest, timeNamesRolesFetch } from '../metrics.js';
@@ -27,7 +28,7 @@ const STATUS: Record<RosterErrorCode, number> = {
  * A roster that cannot be served: never a partial one. `message` is safe for anyone holding the link. A failure
  * of the platform's service carries an incident id, sent with the answer and written with the cause to the log.
  */
-export class RosterError extends Error {
+export class RosterError extends Error implements AnswerableError {
   readonly status: number;
   readonly incidentId: string | undefined;
   constructor(
@@ -39,6 +40,12 @@ export class RosterError extends Error {
     this.name = 'RosterError';
     this.status = STATUS[code];
     this.incidentId = options?.incidentId;
+  }
+
+  toAppError(): AppError {
+    const appError = new AppError(this.status, this.code, 'Roster unavailable', this.message, { cause: this, incidentId: this.incidentId });
+    // A failure with an incident id was logged with its cause by the roster service.
+    return this.incidentId ? markLogged(appError) : appError;
   }
 }
 

@@ -1,77 +1,19 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { randomUUID } from 'node:crypto';
+import multer from 'multer';
 import { DatabaseUnavailableError } from '../db/errors.js';
 import type { Translator } from '../i18n/index.js';
 import { translatorOf } from '../i18n/middleware.js';
 import type { Logger } from '../logger.js';
-import { countRefusedLaunch } from '../metrics.js';
-import { LoginCapacityError, LtiRefusal, userMessageFor, type RefusedRegistration } from '../lti/errors.js';
-import multer from 'multer';
-import { UPLOAD_MAX_BYTES } from '../admin/uploads.js';
-import { RosterError } from '../hosted/roster.js';
-import { ProctoringError, ProctoringRequestInvalid, requestInvalidWording } from '../proctoring/errors.js';
-import { localizeViolation } from '../exams/settings/violations.js';
-import { AppError, errorLogFields, isLogged, markLogged, NotFoundError } from './errors.js';
+import { AppError, errorLogFields, isAnswerable, isLogged, NotFoundError } from './errors.js';
 import { localsOf } from './locals.js';
 import { requestLogger } from './request-id.js';
+import { UPLOAD_MAX_BYTES } from './uploads.js';
 
 /** API routes live under /api/ (and /lti/api/ behind the LTI session); hosted endpoints are fetched by scripts. */
 const JSON_PATHS = /^\/(?:lti\/)?api\/|^\/hosted\//;
 
-const wantsJson = (req: Request) =>
+export const wantsJson = (req: Request): boolean =>
   JSON_PATHS.test(new URL(req.originalUrl, 'http://x').pathname) || (req.accepts(['html', 'json']) === 'json' && !req.accepts('html'));
-
-/** Refused LTI messages: a clear page for the LMS user, the cause in the log (never the token itself). */
-export interface RefusalOptions {
-  /** A launch refused for an unknown client id or deployment id: kept for the admin console. */
-  onRefusedRegistration?(registration: RefusedRegistration, code: string, incidentId: string): Promise<unknown>;
-}
-
-export function renderRefusal(logger: Logger, options: RefusalOptions = {}) {
-  return (req: Request, res: Response, refusal: LtiRefusal, status: number): void => {
-    const incidentId = randomUUID();
-    const registration = refusal.registration;
-    const log = requestLogger(logger, req);
-    countRefusedLaunch(refusal.code);
-    log.warn({ incidentId, code: refusal.code, detail: refusal.detail, path: req.path, ...(registration ? { registration } : {}) }, 'LTI message refused');
-    const answer = () => answerRefusal(req, res, refusal, status, incidentId);
-    if (!registration || !options.onRefusedRegistration) {
-      answer();
-      return;
-    }
-    // The administrator may open the console right after the refusal: answer once the record is stored
-    // (or has failed, or takes too long), so the console never misses a refusal the LMS user already saw.
-    const recorded = options.onRefusedRegistration(registration, refusal.code, incidentId).catch((error: unknown) => {
-      log.warn({ err: error, incidentId }, 'could not record the refused registration');
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, REFUSAL_RECORD_WAIT_MS);
-    });
-    void Promise.race([recorded, deadline]).finally(() => {
-      clearTimeout(timer);
-      answer();
-    });
-  };
-}
-
-const REFUSAL_RECORD_WAIT_MS = 2_000;
-
-function answerRefusal(req: Request, res: Response, refusal: LtiRefusal, status: number, incidentId: string): void {
-  if (res.headersSent) return;
-  res.status(status).set('Cache-Control', 'no-store');
-  const { t } = translatorOf(req, res);
-  if (wantsJson(req)) {
-    res.json({ error: refusal.code, message: userMessageFor(refusal.code, t), incidentId });
-    return;
-  }
-  res.render('error', {
-    title: t(refusal.code === 'session_expired' ? 'common:refusal.title.sessionEnded' : 'common:refusal.title.notAccepted'),
-    message: userMessageFor(refusal.code, t),
-    incidentId,
-    registration: refusal.registration,
-  });
-}
 
 /** How one kind of domain or library error becomes an AppError (status, stable code, messages). */
 interface ErrorMapping {
@@ -79,32 +21,22 @@ interface ErrorMapping {
   toAppError(error: unknown): AppError;
 }
 
+const toInternal = (error: unknown): AppError =>
+  new AppError(500, 'internal', 'Something went wrong', 'Something went wrong on our side. Please try again.', { cause: error, messageKey: 'common:errors.internal' });
+
 const bodyErrorType = (error: unknown) => (typeof error === 'object' && error !== null ? (error as { type?: unknown }).type : undefined);
 
 /**
  * Every error the tool answers, mapped once: the first row that matches wins; anything unknown is a 500.
- * LTI refusals are answered by `renderRefusal` (a page for the LMS user), before this table.
+ * Errors with a page of their own (an LTI refusal) are answered before this table (`ownAnswers`).
  */
 export const ERROR_MAPPINGS: readonly ErrorMapping[] = [
   { matches: (error) => error instanceof AppError, toAppError: (error) => error as AppError },
-  {
-    matches: (error) => error instanceof LoginCapacityError,
-    toAppError: (error) =>
-      new AppError(503, 'busy', 'Too many sign-ins right now', 'The proctoring tool is receiving more sign-ins than it can take right now. Please wait a minute and open the exam again from your course.', { cause: error, retryable: true, messageKey: 'common:errors.busy' }),
-  },
+  // A feature's own errors (a Launch API failure, a roster failure, too many pending logins) say how they are answered.
+  { matches: isAnswerable, toAppError: (error) => (isAnswerable(error) ? error.toAppError() : toInternal(error)) },
   {
     matches: (error) => error instanceof DatabaseUnavailableError,
     toAppError: (error) => new AppError(503, 'unavailable', 'Temporarily unavailable', 'The proctoring tool cannot reach its database right now. Please try again in a minute.', { cause: error, retryable: true, messageKey: 'common:errors.unavailable' }),
-  },
-  { matches: (error) => error instanceof ProctoringError, toAppError: (error) => upstreamError(error as ProctoringError) },
-  {
-    matches: (error) => error instanceof RosterError,
-    toAppError: (error) => {
-      const roster = error as RosterError;
-      const appError = new AppError(roster.status, roster.code, 'Roster unavailable', roster.message, { cause: roster, incidentId: roster.incidentId });
-      // A failure with an incident id was logged with its cause by the roster service.
-      return roster.incidentId ? markLogged(appError) : appError;
-    },
   },
   {
     matches: (error) => error instanceof multer.MulterError,
@@ -117,37 +49,9 @@ export const ERROR_MAPPINGS: readonly ErrorMapping[] = [
   { matches: (error) => bodyErrorType(error) === 'entity.parse.failed', toAppError: () => new AppError(400, 'bad_request', 'Unreadable request', 'The request body could not be read.', { messageKey: 'common:errors.unreadableRequest' }) },
 ];
 
-/** A failure of the proctoring client as a page: friendly for students, the cause for staff. */
-export function upstreamError(error: ProctoringError): AppError {
-  if (error instanceof ProctoringRequestInvalid) {
-    // The contract refused the request before sending: a configuration problem, not a passing fault.
-    return new AppError(
-      422,
-      'exam_settings_invalid',
-      "This exam's settings need attention",
-      'This proctored exam cannot start because of a problem with its settings. Please tell your instructor; nothing has been lost.',
-      {
-        // Each broken rule in the reader's words, as the settings page writes it.
-        adminText: requestInvalidWording(error.violations, (t, violation) => localizeViolation(t.t, violation).message),
-        adminMessage: error.adminMessage,
-        cause: error,
-        messageKey: 'common:errors.examSettingsInvalid',
-      },
-    );
-  }
-  const timeout = error.code === 'timeout';
-  return new AppError(
-    timeout ? 504 : 502,
-    `upstream_${error.code}`,
-    timeout ? 'The proctoring service did not answer in time' : 'The proctoring service could not be reached',
-    'Your proctored session could not be started just now. Nothing is lost: try again in a moment.',
-    { adminText: error.adminText, adminMessage: error.adminMessage, cause: error, retryable: true, messageKey: timeout ? 'common:errors.upstreamTimeout' : 'common:errors.upstreamUnreachable' },
-  );
-}
-
 export function toAppError(error: unknown): AppError {
   const mapping = ERROR_MAPPINGS.find((row) => row.matches(error));
-  return mapping ? mapping.toAppError(error) : new AppError(500, 'internal', 'Something went wrong', 'Something went wrong on our side. Please try again.', { cause: error, messageKey: 'common:errors.internal' });
+  return mapping ? mapping.toAppError(error) : toInternal(error);
 }
 
 /** What a 503 asks clients to wait: a database restart or fail-over takes tens of seconds. */
@@ -155,18 +59,20 @@ const RETRY_AFTER_SECONDS = 30;
 
 export const notFound: RequestHandler = (_req, _res, next) => next(new NotFoundError());
 
-/** The one place errors become responses: JSON for APIs and hosted endpoints, a page for people. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
-  const refuse = renderRefusal(logger);
+/** Answers an error with a page of its own and returns true, or returns false for an error it does not own. */
+export type OwnAnswer = (error: unknown, req: Request, res: Response) => boolean;
+
+/**
+ * The one place errors become responses: JSON for APIs and hosted endpoints, a page for people. A feature
+ * whose errors need a page of their own registers it in `ownAnswers` from the composition root.
+ */
+export function errorHandler(logger: Logger, ownAnswers: readonly OwnAnswer[] = []): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
       return;
     }
-    if (error instanceof LtiRefusal) {
-      refuse(req, res, error, error.code === 'session_expired' ? 401 : 400);
-      return;
-    }
+    if (ownAnswers.some((answer) => answer(error, req, res))) return;
     const appError = toAppError(error);
     if (!isLogged(appError)) {
       const log = requestLogger(logger, req);

@@ -47,6 +47,18 @@ export interface AppErrorOptions {
   details?: Record<string, unknown>;
 }
 
+/**
+ * An error of a feature that knows how it is answered (its status, stable code and message key): the error
+ * funnel asks it for its AppError, so the funnel depends on no feature.
+ */
+export interface AnswerableError {
+  toAppError(): AppError;
+}
+
+export function isAnswerable(error: unknown): error is AnswerableError {
+  return error instanceof Error && 'toAppError' in error && typeof error.toAppError === 'function';
+}
+
 export class NotFoundError extends AppError {
   constructor(what = 'page') {
     super(404, 'not_found', 'Not found', `This ${what} does not exist.`, { messageKey: 'common:errors.notFound', messageValues: { what } });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Checked, FieldProblem } from '../lti/platform-input.js';
+import type { Checked, FieldProblem } from '../values.js';
 import { parseRole } from '../lti/roles.js';
 import { EXTENSION_ID, institutionSettingsSchema, type InstitutionSettings, type InstitutionSettingsInput } from './settings.js';
 

@@ -1,3 +1,4 @@
+import { AppError, type AnswerableError } from '../http/errors.js';
 import { translator, type Translator } from '../i18n/index.js';
 
 /**
@@ -34,10 +35,14 @@ export interface RefusedRegistration {
 }
 
 /** As many logins as the tool keeps are waiting for their launch: new ones are turned away until some expire. */
-export class LoginCapacityError extends Error {
+export class LoginCapacityError extends Error implements AnswerableError {
   override readonly name = 'LoginCapacityError';
   constructor(readonly maxPending: number) {
     super(`${maxPending} logins are waiting for their launch: new logins refused`);
+  }
+
+  toAppError(): AppError {
+    return new AppError(503, 'busy', 'Too many sign-ins right now', 'The proctoring tool is receiving more sign-ins than it can take right now. Please wait a minute and open the exam again from your course.', { cause: this, retryable: true, messageKey: 'common:errors.busy' });
   }
 }
 

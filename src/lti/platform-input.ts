@@ -1,23 +1,13 @@
+import type { Checked, FieldProblem } from '../values.js';
 import type { PlatformInput, PlatformSummary } from './provider.js';
+
+export type { Checked, FieldProblem };
 
 /**
  * Checks of a static platform registration, shared by the admin console and the CLI: each problem names
  * the field and what is expected. A registration without a deployment id would refuse every launch, so
  * at least one is required.
  */
-export interface FieldProblem {
-  /** The input field: issuer, clientId, authUrl, tokenUrl, jwksUrl, deploymentIds, name, authorizationServer. */
-  field: string;
-  /** In English, as the CLI and the logs show it. */
-  message: string;
-  /** Stable name of the problem, for a translated message (the admin console's `admin:problems.<code>`). */
-  code?: string;
-  /** The values the message names (example, the value received, a limit). */
-  values?: Record<string, string | number>;
-}
-
-export type Checked<T> = { ok: true; value: T } | { ok: false; problems: FieldProblem[] };
-
 export interface RawPlatformInput {
   issuer?: string;
   clientId?: string;

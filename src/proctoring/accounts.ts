@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { REGIONS, type Region } from '../config.js';
 import { readCache } from '../db/read-cache.js';
 import type { Queryable } from '../db/types.js';
-import type { FieldProblem } from '../lti/platform-input.js';
+import type { FieldProblem } from '../values.js';
 import { lastFour, type SecretBox } from '../secrets/secret-box.js';
 import type { ProctoringCredentials } from './api-key.js';
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { ProctoringCredentials } from '../config.js';
 
-export type ProctoringCredentials = { apiKey: string } | { consumerKey: string; secret: string };
+export type { ProctoringCredentials };
 
 /** The `api_key` header value (spec: Authentication, rule 2): consumer_key + lowercase hex MD5(secret). */
 export function apiKeyFor(credentials: ProctoringCredentials): string {

@@ -1,5 +1,7 @@
+import { AppError, type AnswerableError } from '../http/errors.js';
 import { DEFAULT_LOCALE, translator, wording, type Wording } from '../i18n/index.js';
 import type { Violation } from './contract.js';
+import { localizeViolation } from './violations.js';
 
 /**
  * Errors of the proctoring client: one small hierarchy, each with a stable `code` and an
@@ -37,7 +39,7 @@ interface ErrorOptions {
   cause?: unknown;
 }
 
-export class ProctoringError extends Error {
+export class ProctoringError extends Error implements AnswerableError {
   readonly operation: ProctoringOperation;
   readonly status?: number;
   readonly retryable: boolean;
@@ -56,6 +58,18 @@ export class ProctoringError extends Error {
     this.status = options.status;
     this.retryable = options.retryable ?? false;
   }
+
+  /** A failure of the proctoring client as a page: friendly for students, the cause for staff. */
+  toAppError(): AppError {
+    const timeout = this.code === 'timeout';
+    return new AppError(
+      timeout ? 504 : 502,
+      `upstream_${this.code}`,
+      timeout ? 'The proctoring service did not answer in time' : 'The proctoring service could not be reached',
+      'Your proctored session could not be started just now. Nothing is lost: try again in a moment.',
+      { adminText: this.adminText, adminMessage: this.adminMessage, cause: this, retryable: true, messageKey: timeout ? 'common:errors.upstreamTimeout' : 'common:errors.upstreamUnreachable' },
+    );
+  }
 }
 
 /** The request broke the contract; it was not sent. */
@@ -72,6 +86,23 @@ export class ProctoringRequestInvalid extends ProctoringError {
       { operation },
     );
     this.name = 'ProctoringRequestInvalid';
+  }
+
+  /** The contract refused the request before sending: a configuration problem, not a passing fault. */
+  override toAppError(): AppError {
+    return new AppError(
+      422,
+      'exam_settings_invalid',
+      "This exam's settings need attention",
+      'This proctored exam cannot start because of a problem with its settings. Please tell your instructor; nothing has been lost.',
+      {
+        // Each broken rule in the reader's words, as the settings page writes it.
+        adminText: requestInvalidWording(this.violations, (t, violation) => localizeViolation(t.t, violation).message),
+        adminMessage: this.adminMessage,
+        cause: this,
+        messageKey: 'common:errors.examSettingsInvalid',
+      },
+    );
   }
 }
 

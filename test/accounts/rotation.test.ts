@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LtijsStore } from '../../src/lti/store/ltijs-store.js';
 import { createAccountStore } from '../../src/proctoring/accounts.js';
-import { reencryptWithNewestKey } from '../../src/secrets/rotation.js';
+import { reencryptWithNewestKey } from '../../src/cli/key-rotation.js';
 import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { migratedTestDatabase, type TestDatabase } from '../helpers/db.js';
 

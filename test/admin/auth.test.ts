@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { createAuditLog } from '../../src/admin/audit.js';
-import { hashPassword, verifyPassword } from '../../src/admin/password.js';
+import { hashPassword, verifyPassword } from '../../src/secrets/password.js';
 import { loadConfig } from '../../src/config.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { ADMIN_TEST_PASSWORD, csrfFrom, signedInAgent } from '../helpers/admin.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
-import { isPasswordHash } from '../../src/admin/password.js';
+import { isPasswordHash } from '../../src/secrets/password.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { csrfFrom, signedInAgent } from '../helpers/admin.js';
 

@@ -12,7 +12,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 /** Errors read by machines or the command line, never on a page: file → why. */
 const MACHINE_FACING: Readonly<Record<string, string>> = {
   'src/hosted/routes.ts': 'hosted endpoints answer the proctoring service (JSON), not a person',
-  'src/http/error-handler.ts': 'the roster errors of the hosted endpoints, answered to the proctoring service',
+  'src/hosted/roster.ts': 'the roster errors of the hosted endpoints, answered to the proctoring service',
   'src/webhooks/subscriptions.ts': 'an unknown account is explained to administrators by its adminText, in the console and the CLI',
 };
 

@@ -11,7 +11,7 @@ import type { FieldProblem } from '../../lti/platform-input.js';
 import type { PlatformSummary } from '../../lti/provider.js';
 import { PROCTOR_SETTINGS } from '../../proctoring/contract.js';
 import { changesBetween } from '../audit.js';
-import { uploadedFile } from '../uploads.js';
+import { uploadedFile } from '../../http/uploads.js';
 import { localizedProblem, textOf } from '../i18n.js';
 import { adminPage } from '../page.js';
 import { describePlatform, findPlatform, platformKeyOf } from './platforms.js';

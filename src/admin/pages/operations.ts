@@ -4,7 +4,7 @@ import { exportExams, importExams } from '../../exams/transfer.js';
 import { coursesWithoutNamesAndRoles, LAUNCH_OUTCOMES, listExams, searchLaunches } from '../operations.js';
 import { textOf } from '../i18n.js';
 import { adminPage } from '../page.js';
-import { uploadedFile } from '../uploads.js';
+import { uploadedFile } from '../../http/uploads.js';
 
 /** A search field: trimmed, at most 200 characters. */
 const searchText = trimmedField.transform((text) => text.slice(0, 200));

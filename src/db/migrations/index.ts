@@ -8,7 +8,7 @@ import * as examSettings from './0006_exam_settings.js';
 import * as admin from './0007_admin.js';
 import * as proctoringAccounts from './0008_proctoring_accounts.js';
 import * as loginContext from './0009_login_context.js';
-import * as webhooks from '../../webhooks/migration.js';
+import * as webhooks from './0010_webhooks.js';
 import * as registrationAttempts from './0011_registration_attempts.js';
 import * as attemptAccounts from './0012_attempt_accounts.js';
 import * as adminSignInFailures from './0013_admin_sign_in_failures.js';

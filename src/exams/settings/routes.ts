@@ -22,7 +22,6 @@ import type { ExamSettingsDocument } from './document.js';
 const PAGE_PATHS = ['launch_url', 'exam_start', 'exam_take', 'exam_end'] as const;
 import { isUuid } from '../../values.js';
 import { describeEntry, historyNeedsNames } from './history.js';
-import type { CourseNamesSource } from '../../hosted/course-names.js';
 import type { AccommodationStore } from '../accommodations/store.js';
 import { applyOverride } from '../accommodations/override.js';
 import { escapeHtml, htmlMessage, pageI18n, type PageI18n } from './i18n.js';
@@ -52,7 +51,7 @@ export interface SettingsRoutesDeps {
   /** The exam-page presets this installation offers. */
   lmsPresets: LmsPresetCatalog;
   /** The course's names (Names and Roles, read when the page is built), for who changed what and whose accommodation. */
-  names?: CourseNamesSource;
+  names?: (exam: Exam, logger: Logger) => Promise<{ names?: ReadonlyMap<string, string> }>;
   /** The exam's accommodations: a save says how many no longer fit the new settings. */
   accommodations?: Pick<AccommodationStore, 'list'>;
   /** Reading the course's names may log: in each request's own log (`requestLogger`). */

@@ -1,59 +1,9 @@
 import type { Violation } from '../../proctoring/contract.js';
-import { english } from '../../proctoring/english.js';
-import { choiceLabel, type Translate } from '../../proctoring/labels.js';
+import type { Translate } from '../../proctoring/labels.js';
+import { localizeViolation as localizeWithLabels } from '../../proctoring/violations.js';
 import { examSettingLabel } from './labels.js';
 
-/**
- * A violation of a save, in the reader's language: its rule and parameters (contract.ts) with the field's
- * label, in the settings catalog's sentence (`settings:validation.*`, `settings:rules.*`). A rule the
- * catalog has no sentence for keeps the contract's English sentence, which always exists.
- */
+/** A violation of a save of an exam's settings in the reader's language, tool-side settings named too. */
 export function localizeViolation<R extends string>(t: Translate, violation: Violation<R>): Violation<R> {
-  const message = localizedMessage(t, violation);
-  return message === undefined ? violation : { ...violation, message };
-}
-
-function localizedMessage(t: Translate, v: Violation<string>): string | undefined {
-  const label = examSettingLabel(t, v.path) ?? v.path.split('.').pop() ?? v.path;
-  const min = v.params?.min;
-  const max = v.params?.max;
-  const say = (key: string, values: Readonly<Record<string, string | number>> = {}) => t(`settings:validation.${key}`, { label, ...values });
-  switch (v.rule) {
-    case 'required':
-      return v.path === '' ? undefined : say('required');
-    case 'integer':
-      return say('integer');
-    case 'type':
-      if (v.path === '') return t('settings:validation.unreadable');
-      return v.params?.expected === 'number' || v.params?.expected === 'int' ? say('integer') : say('type');
-    case 'length':
-      return min === undefined ? undefined : say('length', { min });
-    case 'min_length':
-      return min === undefined ? undefined : min === 1 ? say('notEmpty') : say('minLength', { min });
-    case 'max_length':
-      return max === undefined ? undefined : say('maxLength', { max });
-    case 'range':
-      if (min !== undefined && max !== undefined) return say('between', { min, max });
-      if (min !== undefined) return say('atLeast', { min });
-      return max === undefined ? undefined : say('atMost', { max });
-    case 'max_items':
-      return max === undefined ? undefined : say('maxItems', { max });
-    case 'enum': {
-      const values = typeof v.params?.values === 'string' ? v.params.values.split('|') : [];
-      if (values.length === 0) return undefined;
-      const options = values.map((value) => {
-        const name = /^-?\d+$/.test(value) ? choiceLabel(t, v.path, Number(value)) : undefined;
-        return name ? `${value} (${name})` : value;
-      });
-      return say('oneOf', { options: options.join(', ') });
-    }
-    case 'absolute_url':
-      return say('absoluteUrl');
-    case 'regex':
-      return typeof v.params?.detail === 'string' ? say('pattern', { detail: v.params.detail }) : undefined;
-    case 'unknown_field':
-      return t('settings:validation.unknownField', { field: v.path });
-    default:
-      return english.has(`settings:rules.${v.rule}`) ? t(`settings:rules.${v.rule}`, v.params) : undefined;
-  }
+  return localizeWithLabels(t, violation, examSettingLabel);
 }

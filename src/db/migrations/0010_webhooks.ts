@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/types.js';
+import type { Queryable } from '../types.js';
 
 /**
  * Webhook subscriptions of the tool's receiver (one row per subscription, the id being the unguessable

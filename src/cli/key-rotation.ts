@@ -1,7 +1,7 @@
 import type { Database } from '../db/types.js';
 import { reencryptLtijsDocuments } from '../lti/store/ltijs-store.js';
 import { resealAccounts } from '../proctoring/accounts.js';
-import { createSecretBox } from './secret-box.js';
+import { createSecretBox } from '../secrets/secret-box.js';
 
 export interface RotationResult {
   /** ltijs documents (the tool's and platforms' private keys, access tokens) re-encrypted. */
