@@ -12,7 +12,7 @@ const LAYERS = [
       'dev-encryption-key.ts': [],
       i18n: [],
       'logger.ts': [],
-      'metrics.ts': [],
+      'metrics.ts': ['version.ts'],
       net: [],
       secrets: [],
       text: [],
