@@ -63,6 +63,8 @@ export interface Config {
   maxPendingLogins: number;
   /** On SIGTERM, how long requests in flight may take to finish before their connections are closed. */
   shutdownGraceSeconds: number;
+  /** How long a client may take to send its request's headers, and the whole request (src/http/server-timeouts.ts). */
+  http: { headersSeconds: number; requestSeconds: number };
 }
 
 export class ConfigError extends Error {
@@ -174,6 +176,9 @@ const envSchema = z.object({
   MAX_PENDING_LOGINS: integerIn(100, 10_000_000, 50_000),
   // Under Kubernetes' default 30 s termination grace period.
   SHUTDOWN_GRACE_SECONDS: integerIn(1, 600, 25),
+  // Slow clients: see src/http/server-timeouts.ts and docs/security.md.
+  HTTP_HEADERS_TIMEOUT_SECONDS: integerIn(1, 300, 15),
+  HTTP_REQUEST_TIMEOUT_SECONDS: integerIn(1, 3600, 30),
   METRICS_TOKEN: z.preprocess(blankToUndefined, z.string().regex(/^[\x21-\x7e]{16,}$/, 'must be at least 16 printable characters without spaces (e.g. `openssl rand -hex 24`)').optional()),
 });
 
@@ -236,6 +241,10 @@ export function loadConfig(env: Env): Config {
     }
   }
 
+  if (e.HTTP_HEADERS_TIMEOUT_SECONDS > e.HTTP_REQUEST_TIMEOUT_SECONDS) {
+    problems.push('HTTP_HEADERS_TIMEOUT_SECONDS must not be longer than HTTP_REQUEST_TIMEOUT_SECONDS (the headers are part of the request)');
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   const encryptionKeys = [...new Set((e.ENCRYPTION_KEY ?? '').split(',').map((key) => key.trim()).filter(Boolean))];
@@ -279,6 +288,7 @@ export function loadConfig(env: Env): Config {
     },
     maxPendingLogins: e.MAX_PENDING_LOGINS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    http: { headersSeconds: e.HTTP_HEADERS_TIMEOUT_SECONDS, requestSeconds: e.HTTP_REQUEST_TIMEOUT_SECONDS },
   };
 }
 

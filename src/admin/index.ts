@@ -12,7 +12,7 @@ import { ADMIN_PAGES } from './pages/index.js';
 import { HASH_PASSWORD_COMMAND, verifyPassword } from '../secrets/password.js';
 import type { AdminContext, AdminPageModule, AdminServices } from './registry.js';
 import { createAdminSessionStore, DEFAULT_SESSION_LIMITS, type AdminSession, type AdminSessionLimits } from './sessions.js';
-import { multipartForms } from '../http/uploads.js';
+import { consoleForms, signInForm } from './bodies.js';
 import { createSignInGuard, createSignInLockouts, DEFAULT_SIGN_IN_LIMITS, EVERYONE, type SignInLimits, type SignInLock } from './sign-in-limits.js';
 import { clientKeyOf } from '../http/rate-limits.js';
 
@@ -151,7 +151,6 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
     return { router, audit };
   }
 
-  router.use(express.urlencoded({ extended: false, limit: '6mb' }));
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
       const id: unknown = req.signedCookies?.[sessionCookie];
@@ -192,7 +191,7 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
     context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), next: safeNext(req.query.next), expired: req.query.expired === '1' });
   });
 
-  router.post('/sign-in', csrf.protect, guard.limit, async (req, res, next) => {
+  router.post('/sign-in', ...signInForm, csrf.protect, guard.limit, async (req, res, next) => {
     try {
       await guard.slowDown(req);
       const body = req.body as Record<string, unknown>;
@@ -224,7 +223,8 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
     }
     const hadCookie = typeof req.signedCookies?.[sessionCookie] === 'string';
     if (req.method !== 'GET') {
-      res.status(401);
+      // Refused before its body is read; closing the connection spares reading the rest of it.
+      res.status(401).set('Connection', 'close');
       context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), expired: hadCookie, next: ADMIN_BASE });
       return;
     }
@@ -232,7 +232,7 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
     res.redirect(303, target);
   });
 
-  router.use(multipartForms());
+  router.use(consoleForms());
   router.use(csrf.protect);
 
   router.post('/sign-out', async (req, res, next) => {

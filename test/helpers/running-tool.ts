@@ -47,7 +47,7 @@ function run(env: Record<string, string>, args: readonly string[], input: string
  * database of a fresh DATA_DIR, or on a throwaway schema of DATABASE_URL (with SANDBOX=1). On the embedded
  * database the CLI's commands are carried out by the running tool; on PostgreSQL by the CLI itself.
  */
-export async function startRunningTool(prefix: string): Promise<RunningTool> {
+export async function startRunningTool(prefix: string, extraEnv: Record<string, string> = {}): Promise<RunningTool> {
   const data = tempDataDir(prefix);
   const schema = `${prefix.replace(/\W/g, '_')}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const port = await freePort();
@@ -58,6 +58,7 @@ export async function startRunningTool(prefix: string): Promise<RunningTool> {
     PORT: String(port),
     LOG_LEVEL: 'warn',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema, SANDBOX: '1' } : {}),
+    ...extraEnv,
   };
   let output = '';
   const tool: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
