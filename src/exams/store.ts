@@ -6,7 +6,7 @@ import { isRecord } from '../values.js';
 import type { AccommodationOverride } from './accommodations/override.js';
 import { accommodationOf } from './accommodations/store.js';
 import { checkedDocument, readSettingsDocument, type ExamSettingsDocument } from './settings/document.js';
-import { columnsToWrite, toolSettingsFromColumns, type ToolSettingValues } from './tool-settings/registry.js';
+import { toolSettingsFromColumns, toolSettingsUpdate, type ToolSettingValues } from './tool-settings/registry.js';
 
 /** Which LTI resource link an exam belongs to: stable across launches and roles. */
 export interface ExamKey {
@@ -181,10 +181,9 @@ export function createExamStore(db: Queryable): ExamStore {
     return row ? { exam: frozen(toExam(row)), accommodated: new Set(row.accommodated) } : undefined;
   };
   async function setToolSettings(id: string, values: Partial<ToolSettingValues>): Promise<void> {
-    const write = columnsToWrite(values);
-    if (write.columns.length === 0) return;
-    const assignments = write.columns.map((column, index) => `${column} = $${index + 2}`).join(', ');
-    changed(await db.query(`UPDATE exams SET ${assignments}, updated_at = now() WHERE id = $1`, [id, ...write.values]));
+    const { set, params } = toolSettingsUpdate(values, 2);
+    if (set.length === 0) return;
+    changed(await db.query(`UPDATE exams SET ${set.join(', ')}, updated_at = now() WHERE id = $1`, [id, ...params]));
   }
   return {
     async find(key) {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import ejs from 'ejs';
 import { resolveExamForLaunch } from '../../src/exams/course-copy.js';
+import { toolSetting } from '../../src/exams/tool-settings/row.js';
 import { createSettingsChangeLog, type SettingsChangeLog } from '../../src/exams/settings/changes.js';
 import { fieldId } from '../../src/exams/settings/fields.js';
 import { changeLabel, describeChange } from '../../src/exams/settings/history.js';
@@ -19,6 +20,8 @@ import {
   parseToolSettings,
   ROWS,
   toolSettingFields,
+  toolSettingsFromColumns,
+  toolSettingsUpdate,
   toolSettingsWire,
   type ToolSettingValues,
 } from '../../src/exams/tool-settings/registry.js';
@@ -70,8 +73,40 @@ describe('tool-side exam settings: every row is wired everywhere', () => {
     assert.equal(new Set(properties).size, properties.length);
     const paths = ROWS.flatMap((row) => row.history);
     assert.equal(new Set(paths).size, paths.length);
-    const columns = ROWS.flatMap((row) => row.columns);
+    const columns = ROWS.flatMap((row) => (row.storage.kind === 'columns' ? row.storage.columns : []));
     assert.equal(new Set(columns).size, columns.length);
+  });
+
+  it('a setting without columns of its own is a member of the exam’s tool_settings document, beside the others', async () => {
+    const minutes = (stored: unknown) => (typeof stored === 'number' && Number.isInteger(stored) ? stored : 0);
+    const documentRow = (name: string, property: string) =>
+      toolSetting<Record<string, number>>({
+        name,
+        properties: [property],
+        storage: { kind: 'document', read: (stored) => ({ [property]: minutes(stored) }), write: (value) => value[property] },
+        initial: { [property]: 0 },
+        example: { [property]: 10 },
+        rules: [],
+        changes: () => [],
+        history: [],
+        copy: (source) => source,
+        hub: () => [],
+        words: [],
+      });
+    const rows = [...ROWS, documentRow('late_entry', 'lateEntryMinutes'), documentRow('grace', 'graceMinutes')];
+    const exam = await exams.ensure(key('document', 'late-entry'), 'Stored in the document');
+    await exams.setToolSettings(exam.id, { practice: true });
+    const read = async () => toolSettingsFromColumns((await db.query<Record<string, unknown>>('SELECT * FROM exams WHERE id = $1', [exam.id])).rows[0] ?? {}, rows);
+    const write = async (values: Partial<ToolSettingValues>) => {
+      const { set, params } = toolSettingsUpdate(values, 2, rows);
+      await db.query(`UPDATE exams SET ${set.join(', ')} WHERE id = $1`, [exam.id, ...params]);
+    };
+    assert.deepEqual(own({ properties: ['lateEntryMinutes', 'graceMinutes'] }, await read()), { lateEntryMinutes: 0, graceMinutes: 0 }, 'never stored: the initial value');
+    const late = { practice: true, lateEntryMinutes: 15 };
+    await write(late);
+    const grace = { practice: true, graceMinutes: 5 };
+    await write(grace);
+    assert.deepEqual(own({ properties: ['lateEntryMinutes', 'graceMinutes', 'practice'] }, await read()), { lateEntryMinutes: 15, graceMinutes: 5, practice: true }, 'each member written on its own');
   });
 
   for (const row of ROWS) {
@@ -128,7 +163,7 @@ describe('tool-side exam settings: every row is wired everywhere', () => {
           await exams.setToolSettings(exam.id, row.example);
           const exported = await exportExams(db, { issuer: BASE.issuer, contextId: 'transfer' });
           const file = { ...exported, exams: exported.exams.filter((e) => e.resource_link_id === row.name) };
-          const names = new Set([row.name, ...row.properties, ...row.columns]);
+          const names = new Set([row.name, ...row.properties, ...(row.storage.kind === 'columns' ? row.storage.columns : [])]);
           assert.deepEqual(keysIn(file).filter((name) => names.has(name)), [], 'an export leaves it out');
           assert.deepEqual(await importExams(db, file), { ok: true, created: 0, updated: 1 });
           assert.deepEqual(own(row, (await exams.get(exam.id)) ?? {}), own(row, row.example));

@@ -11,15 +11,15 @@ import { TOOL_SETTING_ROWS } from './rows.js';
  * controls, the hub's badges and lines, the results CSV's columns and the catalog keys.
  */
 
-type Rows = (typeof TOOL_SETTING_ROWS)[number];
+type TableRows = (typeof TOOL_SETTING_ROWS)[number];
 type ValueOf<R> = R extends ToolSettingRow<infer V, string> ? V : never;
 type RuleOf<R> = R extends ToolSettingRow<object, infer X> ? X : never;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /** The tool-side settings of one exam (`Exam` carries them). */
-export type ToolSettingValues = Intersection<ValueOf<Rows>>;
+export type ToolSettingValues = Intersection<ValueOf<TableRows>>;
 /** The rules of the tool-side settings. */
-export type ToolSettingRule = RuleOf<Rows>;
+export type ToolSettingRule = RuleOf<TableRows>;
 /** Every rule a save or an import of an exam can report: the Launch API's and the tool's own. */
 export type ExamRule = Rule | ToolSettingRule;
 export type ExamViolation = Violation<ExamRule>;
@@ -36,20 +36,45 @@ function merged(parts: readonly object[]): ToolSettingValues {
 /** What a new exam has. */
 export const INITIAL_TOOL_SETTINGS: ToolSettingValues = merged(ROWS.map((row) => row.initial));
 
-/** The values stored in a row of `exams`. */
-export const toolSettingsFromColumns = (row: Readonly<Record<string, unknown>>): ToolSettingValues => merged(ROWS.map((setting) => setting.fromColumns(row)));
+type Rows = ReadonlyArray<ToolSettingRow<object, string>>;
+
+/** The values stored in a row of `exams` (`rows`: the table's, unless a test brings its own). */
+export function toolSettingsFromColumns(row: Readonly<Record<string, unknown>>, rows: Rows = ROWS): ToolSettingValues {
+  const document = isRecord(row.tool_settings) ? row.tool_settings : {};
+  return merged(rows.map((setting) => (setting.storage.kind === 'columns' ? setting.storage.read(row) : setting.storage.read(document[setting.name]))));
+}
 
 /**
- * The columns and values to write for the rows any of whose properties `values` names (a property left out of
- * a named row is written as absent). Throws for a value no input may produce: that is a fault in the tool.
+ * The `SET` list of an `UPDATE exams` writing the rows any of whose properties `values` names (a property left
+ * out of a named row is written as absent), its parameters numbered from `first`. Throws for a value no input
+ * may produce: that is a fault in the tool.
  */
-export function columnsToWrite(values: Partial<ToolSettingValues>): { columns: string[]; values: unknown[] } {
-  const rows = ROWS.filter((row) => row.properties.some((property) => property in values));
-  for (const row of rows) {
+export function toolSettingsUpdate(values: Partial<ToolSettingValues>, first: number, rows: Rows = ROWS): { set: string[]; params: unknown[] } {
+  const named = rows.filter((row) => row.properties.some((property) => property in values));
+  for (const row of named) {
     const problem = row.invalid?.(values);
     if (problem) throw new Error(problem);
   }
-  return { columns: rows.flatMap((row) => row.columns), values: rows.flatMap((row) => row.toColumns(values)) };
+  const set: string[] = [];
+  const params: unknown[] = [];
+  const document: Record<string, unknown> = {};
+  for (const row of named) {
+    const storage = row.storage;
+    if (storage.kind === 'document') {
+      document[row.name] = storage.write(values);
+      continue;
+    }
+    const written = storage.write(values);
+    storage.columns.forEach((column, index) => {
+      params.push(written[index]);
+      set.push(`${column} = $${first + params.length - 1}`);
+    });
+  }
+  if (Object.keys(document).length > 0) {
+    params.push(JSON.stringify(document));
+    set.push(`tool_settings = tool_settings || $${first + params.length - 1}::jsonb`);
+  }
+  return { set, params };
 }
 
 const rowsOfGroup = (group: ToolSettingGroup) => ROWS.filter((row) => row.wire?.group === group);

@@ -61,6 +61,24 @@ export interface HubContext {
   formatInstant(instant: Date, timeZone: string | undefined): string;
 }
 
+/** Columns of its own in `exams` (a migration adds them): `write` returns their values in `columns`' order. */
+export interface ColumnStorage<V> {
+  kind: 'columns';
+  columns: readonly string[];
+  read(row: Readonly<Record<string, unknown>>): V;
+  write(value: V): unknown[];
+}
+
+/**
+ * The member `<name>` of the exam's `tool_settings` document (JSON): a setting added without a migration.
+ * `read` gets what is stored (undefined: never stored) and must read anything it did not write as `initial`.
+ */
+export interface DocumentStorage<V> {
+  kind: 'document';
+  read(stored: unknown): V;
+  write(value: V): unknown;
+}
+
 /**
  * Methods, not function-valued properties: a table of rows of different value types is read as rows of
  * `object` (registry.ts), and only methods allow that.
@@ -70,14 +88,12 @@ export interface ToolSettingRow<V extends object, R extends string = string> {
   name: string;
   /** The exam's properties this row owns (`Exam.<property>`), which the store reads and writes together. */
   properties: readonly string[];
-  /** Columns of `exams` holding the value, in the order `toColumns` returns them. */
-  columns: readonly string[];
+  /** Where the value is kept. */
+  storage: ColumnStorage<V> | DocumentStorage<V>;
   /** What a new exam has. */
   initial: V;
   /** A value other than `initial` that every input accepts: test/exams/tool-settings.test.ts sends it through every place. */
   example: V;
-  fromColumns(row: Readonly<Record<string, unknown>>): V;
-  toColumns(value: V): unknown[];
   /** A value the store must refuse (its reason), though every input was checked: a fault in the tool, not the instructor's. */
   invalid?(value: V): string | undefined;
 

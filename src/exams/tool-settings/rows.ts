@@ -23,11 +23,15 @@ type WindowRule = 'availability_time' | 'unknown_time_zone' | 'time_does_not_exi
 const availability = toolSetting<Window, WindowRule>({
   name: 'availability',
   properties: ['opensAt', 'closesAt', 'timeZone'],
-  columns: ['opens_at', 'closes_at', 'time_zone'],
+  // Columns of their own, so the database itself refuses a closing time before the opening (migration 0017).
+  storage: {
+    kind: 'columns',
+    columns: ['opens_at', 'closes_at', 'time_zone'],
+    read: (row) => ({ opensAt: dateOf(row.opens_at), closesAt: dateOf(row.closes_at), timeZone: typeof row.time_zone === 'string' ? row.time_zone : undefined }),
+    write: (value) => [value.opensAt ?? null, value.closesAt ?? null, value.timeZone ?? null],
+  },
   initial: NO_WINDOW,
   example: { opensAt: new Date('2027-10-31T00:30:00Z'), closesAt: new Date('2027-11-02T16:00:00Z'), timeZone: 'Europe/Berlin' },
-  fromColumns: (row) => ({ opensAt: dateOf(row.opens_at), closesAt: dateOf(row.closes_at), timeZone: typeof row.time_zone === 'string' ? row.time_zone : undefined }),
-  toColumns: (value) => [value.opensAt ?? null, value.closesAt ?? null, value.timeZone ?? null],
   invalid: ({ opensAt, closesAt }) => (opensAt && closesAt && closesAt.getTime() <= opensAt.getTime() ? 'an exam must close after it opens' : undefined),
   wire: {
     group: 'availability',
@@ -87,11 +91,9 @@ const availability = toolSetting<Window, WindowRule>({
 const quizAddressCheck = toolSetting({
   name: 'quiz_address_check',
   properties: ['quizAddressCheck'],
-  columns: ['quiz_address_check'],
+  storage: { kind: 'columns', columns: ['quiz_address_check'], read: (row) => ({ quizAddressCheck: row.quiz_address_check === true }), write: (value) => [value.quizAddressCheck] },
   initial: { quizAddressCheck: false },
   example: { quizAddressCheck: true },
-  fromColumns: (row) => ({ quizAddressCheck: row.quiz_address_check === true }),
-  toColumns: (value) => [value.quizAddressCheck],
   rules: [],
   changes: (before, after) => (before.quizAddressCheck === after.quizAddressCheck ? [] : [{ path: 'quiz_address_check', before: before.quizAddressCheck, after: after.quizAddressCheck }]),
   history: ['quiz_address_check'],
@@ -110,11 +112,9 @@ const quizAddressCheck = toolSetting({
 const practice = toolSetting({
   name: 'practice',
   properties: ['practice'],
-  columns: ['practice'],
+  storage: { kind: 'columns', columns: ['practice'], read: (row) => ({ practice: row.practice === true }), write: (value) => [value.practice] },
   initial: { practice: false },
   example: { practice: true },
-  fromColumns: (row) => ({ practice: row.practice === true }),
-  toColumns: (value) => [value.practice],
   wire: {
     group: 'availability',
     members: ['practice'],
