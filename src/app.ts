@@ -52,6 +52,7 @@ import { createAccommodationStore } from './exams/accommodations/store.js';
 import { createAccommodationRoutes } from './launches/accommodation-routes.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 
+import { warnWithoutForwardedFor } from './http/forwarded-check.js';
 import { USER_AGENT } from './user-agent.js';
 
 export { USER_AGENT };
@@ -89,6 +90,11 @@ export interface App {
   afterListen(): Promise<void>;
   /** Resolves once the launch records of the launches answered so far are written (they follow the answer). */
   launchesRecorded(): Promise<void>;
+  /**
+   * The shutdown deadline cut the connections of the requests still in flight: launches still running stop
+   * without answering, recording or logging. Resolves once the launches answered before are recorded.
+   */
+  abandonInFlight(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -127,7 +133,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const hosted = createHostedEndpoints({ db, config, lti, exams, institutions, links: hostedLinks, pseudonymSecret: secret, logger });
   const features = { exams, institutions, hosted, hostedLinks, csrf, lmsPresets: createLmsPresetCatalog(sandbox?.lmsPresets) };
   const launchLog = createLaunchLog(db);
-  const handleLaunch = mountSessionRoutes({ config, db, logger, lti, secret, proctoring, launchLog, now: deps.now, ...features });
+  let abandoned = false;
+  const handleLaunch = mountSessionRoutes({ config, db, logger, lti, secret, proctoring, launchLog, abandoned: () => abandoned, now: deps.now, ...features });
 
   // Launches refused for an unknown client id or deployment of a registered issuer, and each platform's
   // last launch and roles seen: for the admin console.
@@ -137,7 +144,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   lti.handle({ refuse, launch: dispatchLaunches({ platformActivity, hosted, handleLaunch, logger }) });
 
   const app = express();
-  configureExpress(app, config);
+  configureExpress(app, config, logger);
   // Sandbox pages (demo LMS, emulator) and the webhook receiver come before the tool's security headers:
   // the sandbox's pages stand in for other sites and use their own inline scripts.
   if (sandbox) app.use('/sandbox', sandbox.router);
@@ -178,6 +185,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
     webhooks: proctoring.webhooks,
     afterListen: () => (sandbox ? subscribeAtEmulator(proctoring.webhooks, logger) : Promise.resolve()),
     launchesRecorded: () => launchLog.settled(),
+    abandonInFlight() {
+      abandoned = true;
+      return launchLog.settled();
+    },
     async close() {
       await launchLog.settled();
       await stopWatchingChanges();
@@ -187,13 +198,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
   };
 }
 
-function configureExpress(app: Application, config: Config): void {
+function configureExpress(app: Application, config: Config, logger: Logger): void {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxyHops);
   app.set('views', `${ROOT}views`);
   app.set('view engine', 'ejs');
   app.use(requestIds({ trustForwardedId: config.trustProxyHops > 0 }));
   app.use(responseMetrics);
+  if (config.trustProxyHops > 0) app.use(warnWithoutForwardedFor({ trustProxyHops: config.trustProxyHops, logger }));
 }
 
 /** Per-client limits on what anyone may call without a session (src/http/rate-limits.ts). */
@@ -262,6 +274,7 @@ interface SessionRoutesDeps {
   csrf: Csrf;
   lmsPresets: ReturnType<typeof createLmsPresetCatalog>;
   launchLog: LaunchLog;
+  abandoned: () => boolean;
   now?: () => Date;
 }
 
@@ -280,6 +293,7 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
     exams,
     attempts: proctoring.attempts,
     log: launchLog,
+    abandoned: deps.abandoned,
     proctoring: proctoring.defaultClient,
     proctoringFor: (platform) => proctoring.accountClients.forPlatform(platform),
     proctoringAccountFor: async (platform) => {

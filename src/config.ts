@@ -14,6 +14,12 @@ export const REGISTRATION_LINK_TTL_RANGE = { min: 60, max: 30 * 86_400 } as cons
 export const REGIONS = ['AU', 'CA', 'DE', 'EU', 'IN', 'JP', 'SA', 'SG', 'UK', 'US'] as const;
 export type Region = (typeof REGIONS)[number];
 
+/**
+ * Connections of one replica's pool (DATABASE_POOL_SIZE). Each replica opens one more, to listen for change
+ * notices: a replica holds at most pool size + 1 connections (docs/operations.md, "Connection budget").
+ */
+export const DEFAULT_POOL_SIZE = 10;
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export interface Config {
@@ -21,7 +27,17 @@ export interface Config {
   port: number;
   /** The tool's external URL, without a trailing slash. */
   publicUrl: URL;
-  database: { url?: string; schema?: string; dataDir: string };
+  database: {
+    url?: string;
+    schema?: string;
+    dataDir: string;
+    /** Connections of this replica's PostgreSQL pool (one more listens for change notices). */
+    poolSize: number;
+    /** At start-up: apply pending migrations (`apply`), or leave the schema to `proctor-lti migrate` and wait for it (`wait`). */
+    migrations: 'apply' | 'wait';
+    /** How long start-up waits for the schema it needs (or for the migration lock) before it gives up. */
+    schemaWaitSeconds: number;
+  };
   /** Undefined outside production when not set: start-up then uses a key kept in DATA_DIR. The newest key. */
   encryptionKey?: string;
   /** Every key of ENCRYPTION_KEY, newest first (older ones still decrypt: key rotation); empty when unset. */
@@ -61,7 +77,9 @@ export interface Config {
   rateLimits: { windowSeconds: number; login: number; launch: number; register: number; hosted: number };
   /** Login states (OIDC logins not yet answered by the LMS) kept at most; past it, new logins get 503. */
   maxPendingLogins: number;
-  /** On SIGTERM, how long requests in flight may take to finish before their connections are closed. */
+  /** On SIGTERM, how long the replica keeps serving while `/readyz` says 503 (lame duck), before the drain. */
+  shutdownDelaySeconds: number;
+  /** On SIGTERM, after the lame duck: how long requests in flight may take to finish before their connections are closed. */
   shutdownGraceSeconds: number;
   /** How long a client may take to send its request's headers, and the whole request (src/http/server-timeouts.ts). */
   http: { headersSeconds: number; requestSeconds: number };
@@ -119,6 +137,9 @@ const envSchema = z.object({
     blankToUndefined,
     z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lowercase SQL identifier (letters, digits, _)').optional(),
   ),
+  DATABASE_POOL_SIZE: integerIn(1, 500, DEFAULT_POOL_SIZE),
+  DATABASE_MIGRATIONS: z.preprocess((value) => blankToUndefined(value) ?? 'apply', z.enum(['apply', 'wait'], { error: "must be 'apply' (start-up applies pending migrations) or 'wait' (start-up waits for `proctor-lti migrate`)" })),
+  DATABASE_SCHEMA_WAIT_SECONDS: integerIn(1, 3600, 300),
   DATA_DIR: z.preprocess((value) => blankToUndefined(value) ?? './data', z.string()),
   ENCRYPTION_KEY: z.preprocess(
     blankToUndefined,
@@ -174,7 +195,8 @@ const envSchema = z.object({
   RATE_LIMIT_REGISTER: integerIn(0, 1_000_000, 30),
   RATE_LIMIT_HOSTED: integerIn(0, 1_000_000, 5000),
   MAX_PENDING_LOGINS: integerIn(100, 10_000_000, 50_000),
-  // Under Kubernetes' default 30 s termination grace period.
+  // A balancer that checks every 2 s and takes a server out after 3 failures stops sending within 6 s.
+  SHUTDOWN_DELAY_SECONDS: integerIn(0, 600, 10),
   SHUTDOWN_GRACE_SECONDS: integerIn(1, 600, 25),
   // Slow clients: see src/http/server-timeouts.ts and docs/security.md.
   HTTP_HEADERS_TIMEOUT_SECONDS: integerIn(1, 300, 15),
@@ -257,7 +279,14 @@ export function loadConfig(env: Env): Config {
     env: e.NODE_ENV,
     port: e.PORT,
     publicUrl,
-    database: { url: e.DATABASE_URL, schema: e.DATABASE_SCHEMA, dataDir: e.DATA_DIR },
+    database: {
+      url: e.DATABASE_URL,
+      schema: e.DATABASE_SCHEMA,
+      dataDir: e.DATA_DIR,
+      poolSize: e.DATABASE_POOL_SIZE,
+      migrations: e.DATABASE_MIGRATIONS,
+      schemaWaitSeconds: e.DATABASE_SCHEMA_WAIT_SECONDS,
+    },
     encryptionKey: encryptionKeys[0],
     encryptionKeys,
     proctoring: {
@@ -287,6 +316,7 @@ export function loadConfig(env: Env): Config {
       hosted: e.RATE_LIMIT_HOSTED,
     },
     maxPendingLogins: e.MAX_PENDING_LOGINS,
+    shutdownDelaySeconds: e.SHUTDOWN_DELAY_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     http: { headersSeconds: e.HTTP_HEADERS_TIMEOUT_SECONDS, requestSeconds: e.HTTP_REQUEST_TIMEOUT_SECONDS },
   };

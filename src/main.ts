@@ -5,13 +5,17 @@ import { ConfigError, loadConfig, serverStartProblems, toolUrl } from './config.
 import { acquireLockWaiting, type DataDirLock } from './control/lock.js';
 import { startControlServer, type ControlServer } from './control/server.js';
 import { openDatabase } from './db/index.js';
-import { migrate } from './db/migrate.js';
+import { SchemaWaitTimeout } from './db/migrate.js';
+import { prepareSchema } from './db/schema-at-start.js';
 import { encryptionKeysOf } from './dev-encryption-key.js';
 import { createDrain } from './http/graceful-shutdown.js';
 import { expressServerClasses } from './http/express-server-classes.js';
 import { serverTimeoutOptions } from './http/server-timeouts.js';
 import { createLogger } from './logger.js';
 import { buildInfo } from './version.js';
+
+/** After a forced drain, how long the launch records of answered launches may take to be written before the exit. */
+const FORCED_RELEASE_MS = 2000;
 
 async function main(): Promise<void> {
   const startedAt = performance.now();
@@ -52,14 +56,21 @@ async function main(): Promise<void> {
   }
   let db;
   try {
-    db = await openDatabase(config.database);
+    db = await openDatabase({ ...config.database, onError: (err) => logger.warn({ err: err.message }, 'an idle database connection failed: it is opened again when needed') });
   } catch (error) {
     logger.fatal({ err: error instanceof Error ? error.message : String(error) }, 'database unavailable: not starting');
     console.error(`Cannot start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
-  const applied = await migrate(db);
-  if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
+  try {
+    await prepareSchema(db, config.database, logger);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof SchemaWaitTimeout) logger.fatal({ code: 'schema_not_ready' }, `not starting: ${message}`);
+    else logger.fatal({ code: 'migration_failed', err: error }, `not starting: a database migration failed: ${message}`);
+    await db.close().catch(() => undefined);
+    process.exit(1);
+  }
 
   const [encryptionKey = '', ...olderEncryptionKeys] = encryptionKeysOf(config);
   const tool = await createApp({ config, db, logger, encryptionKey, olderEncryptionKeys });
@@ -73,9 +84,17 @@ async function main(): Promise<void> {
   });
   let control: ControlServer | undefined;
   const drain = createDrain(server, {
+    lameDuckMs: config.shutdownDelaySeconds * 1000,
     deadlineMs: config.shutdownGraceSeconds * 1000,
     logger,
-    release: async () => {
+    release: async (forced) => {
+      if (forced) {
+        // Requests whose connections were just cut are abandoned, not finished: their Launch API calls and log
+        // lines would be for clients that are gone. Only the launch records of launches already answered are kept.
+        await Promise.race([tool.abandonInFlight(), new Promise((resolve) => setTimeout(resolve, FORCED_RELEASE_MS).unref())]);
+        lock?.release();
+        return;
+      }
       await control?.close();
       await tool.close();
       await db.close();
@@ -105,9 +124,14 @@ async function main(): Promise<void> {
     console.log(`Open ${toolUrl(config, '/sandbox/lms/')} and click "Open the exam as a student".\n`);
   }
 
+  let signalled = false;
   const stop = async (signal: string) => {
+    // SIGTERM comes from an orchestrator or a balancer's host: lame duck first. SIGINT (Ctrl-C) and a second
+    // signal go straight to the drain.
+    const lameDuck = signal === 'SIGTERM' && !signalled;
+    signalled = true;
     try {
-      await drain.shutdown(signal);
+      await drain.shutdown(signal, { lameDuck });
       process.exit(0);
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed');
@@ -119,6 +143,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error('Start-up failed:', error);
+  // Still a JSON line, as every other line of the process: log collectors parse it like the rest.
+  createLogger('info').fatal({ code: 'startup_failed', err: error }, `start-up failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

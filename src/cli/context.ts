@@ -21,6 +21,8 @@ export type WithWebhooks = <T>(work: (subscriptions: SubscriptionService, contex
  */
 export interface CliRuntime {
   withDatabase: WithDatabase;
+  /** The database for schema changes (`migrate`): not migrated first; from a shell, one connection without timeouts. */
+  withSchemaDatabase: WithDatabase;
   withLti: WithLti;
   withAccountClients: WithAccountClients;
   /** Webhook subscriptions of every proctoring account, through their clients. */
@@ -37,6 +39,15 @@ export function localRuntime(config: Config): CliRuntime {
     const db = await openDatabase(config.database);
     try {
       await migrate(db);
+      return await work({ config, db });
+    } finally {
+      await db.close();
+    }
+  };
+  const withSchemaDatabase: WithDatabase = async (work) => {
+    const { openDatabase } = await import('../db/index.js');
+    const db = await openDatabase({ ...config.database, forSchemaChanges: true });
+    try {
       return await work({ config, db });
     } finally {
       await db.close();
@@ -98,7 +109,7 @@ export function localRuntime(config: Config): CliRuntime {
       });
       return work(subscriptions, context);
     });
-  return { withDatabase, withLti, withAccountClients, withWebhooks };
+  return { withDatabase, withSchemaDatabase, withLti, withAccountClients, withWebhooks };
 }
 
 /**

@@ -14,6 +14,7 @@ export function createInToolRunner(deps: { config: Config; db: Database; tool: A
   const context = { config: deps.config, db: deps.db };
   const runtime: CliRuntime = {
     withDatabase: (work) => work(context),
+    withSchemaDatabase: (work) => work(context),
     withLti: (work) => work(deps.tool.lti, context),
     withAccountClients: (work) => work(deps.tool.accountClients, context),
     withWebhooks: (work) => work(deps.tool.webhooks.subscriptions, context),

@@ -14,6 +14,10 @@ export interface OpenDatabaseOptions {
   dataDir: string;
   /** Schema to create if missing and work in (default: the server's search_path, usually `public`). */
   schema?: string;
+  /** PostgreSQL pool size (DATABASE_POOL_SIZE); default DEFAULT_POOL_SIZE. */
+  poolSize?: number;
+  /** A connection for schema changes: no statement timeout (see PostgresOptions.withoutTimeouts). */
+  forSchemaChanges?: boolean;
   /** Bound on connecting and on the first `SELECT 1`. Default 5000 ms. */
   connectTimeoutMs?: number;
   /** An idle PostgreSQL connection failed; the pool has already dropped it. */
@@ -28,7 +32,15 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const target = describePostgresUrl(url);
     const secrets = passwordForms(url);
     return openChecked(
-      () => openPostgres({ url, schema: options.schema, connectTimeoutMs: timeoutMs, onError: options.onError }),
+      () =>
+        openPostgres({
+          url,
+          schema: options.schema,
+          connectTimeoutMs: timeoutMs,
+          onError: options.onError,
+          max: options.forSchemaChanges ? 1 : options.poolSize,
+          withoutTimeouts: options.forSchemaChanges,
+        }),
       timeoutMs,
       (reason) => redact(`Cannot connect to ${target}: ${reason}`, secrets),
     );

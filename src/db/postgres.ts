@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { watchDatabasePool } from '../metrics.js';
 import { asOutage } from './errors.js';
+import { DEFAULT_POOL_SIZE } from '../config.js';
 import type { Database, NoticeHandlers, Queryable, QueryResult } from './types.js';
 
 export interface PostgresOptions {
@@ -12,8 +13,13 @@ export interface PostgresOptions {
   connectTimeoutMs?: number;
   /** Bound on waiting for a pooled connection while all are busy (a burst), connecting included. Default 10 s. */
   acquireTimeoutMs?: number;
-  /** Pool size. Default 10. */
+  /** Pool size. Default DEFAULT_POOL_SIZE. */
   max?: number;
+  /**
+   * For schema changes (`proctor-lti migrate`): no statement or query timeout, so that a long migration or a wait
+   * for the migration lock is not cancelled as a stuck request would be.
+   */
+  withoutTimeouts?: boolean;
   /** An idle pooled connection failed (server restart, network cut); the pool drops it and reconnects on demand. */
   onError?: (err: Error) => void;
 }
@@ -87,14 +93,14 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     connectionString: options.url,
     Client: clientWithConnectTimeout(connectTimeoutMs),
     connectionTimeoutMillis: Math.max(options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS, connectTimeoutMs),
-    max: options.max ?? 10,
+    max: options.max ?? DEFAULT_POOL_SIZE,
     idleTimeoutMillis: IDLE_CONNECTION_MS,
     // Idle connections alone do not keep a process alive (the CLI, a test) that is otherwise done.
     allowExitOnIdle: true,
-    query_timeout: QUERY_TIMEOUT_MS,
-    statement_timeout: STATEMENT_TIMEOUT_MS,
+    ...(options.withoutTimeouts
+      ? { statement_timeout: 0, application_name: 'proctor-lti (migrations)' }
+      : { query_timeout: QUERY_TIMEOUT_MS, statement_timeout: STATEMENT_TIMEOUT_MS, application_name: 'proctor-lti' }),
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
-    application_name: 'proctor-lti',
     // A startup parameter, so every pooled connection has it before its first query.
     options: schema === undefined ? undefined : `-c search_path=${schema}`,
     types,

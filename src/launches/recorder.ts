@@ -25,7 +25,10 @@ export const MAX_UNSTORED_RECORDS = 1000;
  * The launch answers without waiting for its launch-log row, which is written just after (with the rows of the
  * launches that ended meanwhile); the app waits for the rows still queued before it closes.
  */
-export function createLaunchRecorder(deps: { log: LaunchLog }): RecordLaunchStep {
+export function createLaunchRecorder(deps: { log: LaunchLog; abandoned?: () => boolean }): RecordLaunchStep {
+  // Past the shutdown deadline the client's connection is gone and the process is about to exit: the step
+  // neither answers, records nor logs (a "launch redirected" line would describe a redirect nobody received).
+  const stopped = () => new Promise<never>(() => undefined);
   /** The step's line, in the log of the session's request. */
   const line = (logger: Logger, entry: LaunchRecord, failure?: AppError) => {
     const fields = { launch: { endpoint: entry.endpoint, outcome: entry.outcome, examId: entry.examId, issuer: entry.issuer, contextId: entry.contextId, userId: entry.userId, role: entry.role, durationMs: Math.round(entry.durationMs) } };
@@ -54,13 +57,11 @@ export function createLaunchRecorder(deps: { log: LaunchLog }): RecordLaunchStep
       incidentId: failure?.error instanceof AppError ? failure.error.incidentId : undefined,
       durationMs: performance.now() - started,
     });
+    let outcome;
     try {
-      const outcome = await work(trace);
-      const entry = entryOf(outcome.kind === 'redirect' ? 'redirected' : 'shown');
-      await keep(session.logger, entry, started);
-      line(session.logger, entry);
-      return outcome;
+      outcome = await work(trace);
     } catch (error) {
+      if (deps.abandoned?.()) return stopped();
       // A proctoring failure becomes its HTTP answer here already: the launch record names its code and incident.
       const appError = error instanceof ProctoringError ? toAppError(error) : error;
       const entry = entryOf(error instanceof ProctoringError ? 'upstream_error' : 'refused', { error: appError });
@@ -68,5 +69,10 @@ export function createLaunchRecorder(deps: { log: LaunchLog }): RecordLaunchStep
       if (appError instanceof AppError) line(session.logger, entry, appError);
       throw appError;
     }
+    if (deps.abandoned?.()) return stopped();
+    const entry = entryOf(outcome.kind === 'redirect' ? 'redirected' : 'shown');
+    await keep(session.logger, entry, started);
+    line(session.logger, entry);
+    return outcome;
   };
 }

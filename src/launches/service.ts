@@ -36,6 +36,8 @@ export interface LaunchServiceDeps {
   exams: ExamStore;
   attempts: AttemptStore;
   log: LaunchLog;
+  /** True once shutdown abandoned the requests still in flight (their connections cut at the deadline). */
+  abandoned?: () => boolean;
   proctoring: ProctoringLaunches;
   /** The client of the proctoring account a platform uses; without it every launch uses `proctoring`. */
   proctoringFor?: (platform: { issuer: string; clientId: string }) => Promise<ProctoringLaunches>;

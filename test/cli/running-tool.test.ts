@@ -35,6 +35,7 @@ describe(`CLI against a running tool (${process.env.DATABASE_URL ? 'PostgreSQL' 
     DATA_DIR: data.dir,
     PORT: String(port),
     LOG_LEVEL: 'warn',
+    SHUTDOWN_DELAY_SECONDS: '0',
     // On a real database the sandbox (demo LMS and emulator) only starts when asked for.
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema, SANDBOX: '1' } : {}),
   });

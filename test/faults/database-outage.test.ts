@@ -40,6 +40,14 @@ describe('a database outage', { timeout: 60_000, skip: unavailable ? `skipped: $
     const health = await supertest(app.baseUrl).get('/healthz');
     assert.equal(health.status, 200);
   };
+  /** The replica stays in its balancer during an outage (its own 503 page beats the balancer's bare one), and says why. */
+  const assertReadyWithoutDatabase = async () => {
+    const started = performance.now();
+    const ready = await supertest(app.baseUrl).get('/readyz');
+    assert.equal(ready.status, 200, ready.text);
+    assert.deepEqual(ready.body, { status: 'ready', database: 'unavailable', databaseKind: 'postgres' });
+    assert.ok(performance.now() - started < 2500, 'answered within a probe timeout');
+  };
 
   it('launches work before, get a clean 503 page during, and work again right after', async () => {
     const before = await launch(app, { user: 'student', presentation: 'window' });
@@ -62,11 +70,13 @@ describe('a database outage', { timeout: 60_000, skip: unavailable ? `skipped: $
       assert.doesNotMatch(posted.text, INTERNALS);
       assert.equal(posted.headers['retry-after'] !== undefined, true, 'Retry-After tells the browser to come back');
       await assertAlive();
+      await assertReadyWithoutDatabase();
     } finally {
       cluster.start();
     }
     const afterwards = await launch(app, { user: 'student', presentation: 'window' });
     assert.equal(afterwards.response.status, 302, afterwards.response.text.slice(0, 300));
+    assert.equal((await supertest(app.baseUrl).get('/readyz')).body.database, 'ready');
     assert.match(afterwards.response.headers.location as string, /\/sandbox\/proctoring\/session\//);
     await assertAlive();
   });

@@ -38,7 +38,7 @@ describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_GRACE_SECONDS: '20' },
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_GRACE_SECONDS: '20', SHUTDOWN_DELAY_SECONDS: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

@@ -57,6 +57,7 @@ export async function startRunningTool(prefix: string, extraEnv: Record<string, 
     DATA_DIR: data.dir,
     PORT: String(port),
     LOG_LEVEL: 'warn',
+    SHUTDOWN_DELAY_SECONDS: '0',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema, SANDBOX: '1' } : {}),
     ...extraEnv,
   };

@@ -14,7 +14,7 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { ENVIRONMENT_VARIABLES } from '../../src/config.js';
+import { ENVIRONMENT_VARIABLES, loadConfig } from '../../src/config.js';
 
 const BASE = 'deploy/kubernetes/base';
 const OVERLAY = 'deploy/kubernetes/overlays/production';
@@ -58,7 +58,15 @@ function checkDeployment(deployment: K8sObject): void {
   const pod = spec.template.spec;
   assert.equal(pod.securityContext.runAsNonRoot, true);
   assert.ok(pod.topologySpreadConstraints.length > 0, 'replicas spread over nodes');
-  assert.ok(pod.terminationGracePeriodSeconds >= 30, 'time to drain on SIGTERM');
+  const podSpec = pod as typeof pod & { initContainers?: Array<{ name: string; command: string[]; envFrom: unknown[] }> };
+  const container0 = pod.containers[0] as unknown as { lifecycle?: { preStop?: { exec?: { command: string[] } } } };
+  const preStop = Number(container0.lifecycle?.preStop?.exec?.command.at(-1) ?? 0);
+  const settings = baseSettings();
+  const needed = preStop + settings.SHUTDOWN_DELAY_SECONDS + settings.SHUTDOWN_GRACE_SECONDS + settings.PROCTORING_TIMEOUT_MS / 1000;
+  assert.ok(pod.terminationGracePeriodSeconds > needed, `termination grace ${pod.terminationGracePeriodSeconds} s covers preStop, lame duck, drain and a Launch API call (${needed} s)`);
+  const migrateStep = podSpec.initContainers?.find((init) => init.name === 'migrate');
+  assert.deepEqual(migrateStep?.command, ['node', 'dist/src/cli/index.js', 'migrate'], 'an init container applies the migrations');
+  assert.deepEqual(migrateStep?.envFrom, (pod.containers[0] as unknown as { envFrom: unknown[] }).envFrom, 'with the same settings as the tool');
   const container = pod.containers[0] as unknown as {
     securityContext: { readOnlyRootFilesystem: boolean; allowPrivilegeEscalation: boolean; capabilities: { drop: string[] } };
     readinessProbe: { httpGet: { path: string } };
@@ -78,6 +86,23 @@ function checkDeployment(deployment: K8sObject): void {
   assert.ok(container.envFrom.some((source) => source.secretRef?.name === 'proctor-lti'));
 }
 
+/** The tool's settings as the Kubernetes base sets them, defaults filled in. */
+function baseSettings() {
+  const kustomization = parse(readFileSync(join(BASE, 'kustomization.yaml'), 'utf8')) as { configMapGenerator: Array<{ literals: string[] }> };
+  const env = Object.fromEntries(kustomization.configMapGenerator[0]!.literals.map((literal) => literal.split(/=(.*)/s).slice(0, 2)));
+  const config = loadConfig({ ...env, NODE_ENV: 'development' });
+  return {
+    env,
+    SHUTDOWN_DELAY_SECONDS: config.shutdownDelaySeconds,
+    SHUTDOWN_GRACE_SECONDS: config.shutdownGraceSeconds,
+    PROCTORING_TIMEOUT_MS: config.proctoring.timeoutMs,
+    DATABASE_POOL_SIZE: config.database.poolSize,
+  };
+}
+
+/** PostgreSQL's default max_connections less its default superuser_reserved_connections. */
+const POSTGRES_USABLE_CONNECTIONS = 100 - 3;
+
 describe('Kubernetes manifests', () => {
   const baseFiles = readdirSync(BASE).filter((name) => name.endsWith('.yaml') && name !== 'kustomization.yaml');
 
@@ -91,6 +116,14 @@ describe('Kubernetes manifests', () => {
       }
     }
     assert.deepEqual([...kinds].sort(), ['Deployment', 'HorizontalPodAutoscaler', 'Ingress', 'PodDisruptionBudget', 'Secret', 'Service']);
+  });
+
+  it('the autoscaler’s maximum keeps within PostgreSQL’s connections, the replicas wait for the migrate step', () => {
+    const hpa = yamlObjects(readFileSync(join(BASE, 'hpa.yaml'), 'utf8'))[0] as K8sObject & { spec: { maxReplicas: number } };
+    const settings = baseSettings();
+    const budget = hpa.spec.maxReplicas * (settings.DATABASE_POOL_SIZE + 1) + 1;
+    assert.ok(budget <= POSTGRES_USABLE_CONNECTIONS, `${hpa.spec.maxReplicas} replicas × (${settings.DATABASE_POOL_SIZE} + 1) + 1 = ${budget} connections`);
+    assert.equal(settings.env.DATABASE_MIGRATIONS, 'wait');
   });
 
   it('the schema check refuses a broken object (a string where a number belongs)', () => {
@@ -128,9 +161,11 @@ describe('Kubernetes manifests', () => {
 });
 
 describe('Compose deployment', () => {
-  const compose = parse(readFileSync('deploy/compose.yaml', 'utf8')) as {
-    services: Record<string, { image?: string; ports?: string[]; read_only?: boolean; tmpfs?: string[]; deploy?: { replicas?: number }; environment?: Record<string, string>; stop_grace_period?: string; healthcheck?: { test: string[] } }>;
+  // Docker Compose reads YAML merge keys (`<<: *tool`).
+  const compose = parse(readFileSync('deploy/compose.yaml', 'utf8'), { merge: true }) as {
+    services: Record<string, { image?: string; command?: string[]; restart?: string; depends_on?: Record<string, { condition: string }> | string[]; ports?: string[]; read_only?: boolean; tmpfs?: string[]; deploy?: { replicas?: number }; environment?: Record<string, string>; env_file?: string[]; stop_grace_period?: string; healthcheck?: { test: string[] } }>;
   };
+  const replicaNames = Object.keys(compose.services).filter((name) => /^tool-\d+$/.test(name));
   const example = readFileSync('deploy/.env.example', 'utf8');
   const exampleNames = new Set([...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((match) => match[1]));
 
@@ -146,16 +181,27 @@ describe('Compose deployment', () => {
     assert.equal(check(compose), true, JSON.stringify(check.errors, null, 2));
   });
 
-  it('runs two read-only tool replicas behind the TLS proxy only, on PostgreSQL', () => {
-    const { tool, proxy, db } = compose.services;
-    assert.ok(tool && proxy && db);
-    assert.equal(tool.deploy?.replicas, 2);
-    assert.equal(tool.ports, undefined, 'the tool publishes no port of its own');
-    assert.equal(tool.read_only, true);
-    assert.ok(tool.tmpfs?.some((mount) => mount.startsWith('/tmp')));
-    assert.ok(tool.stop_grace_period);
-    assert.match(tool.healthcheck?.test.join(' ') ?? '', /^CMD node -e .*readyz/);
-    assert.equal(tool.environment?.TRUST_PROXY_HOPS, '1');
+  it('runs two read-only tool replicas behind the TLS proxy only, on PostgreSQL, after the one-shot migrate service', () => {
+    const { proxy, db, migrate } = compose.services;
+    assert.ok(proxy && db && migrate);
+    assert.deepEqual(replicaNames, ['tool-1', 'tool-2']);
+    for (const name of replicaNames) {
+      const tool = compose.services[name]!;
+      assert.equal(tool.ports, undefined, 'the tool publishes no port of its own');
+      assert.equal(tool.read_only, true);
+      assert.ok(tool.tmpfs?.some((mount) => mount.startsWith('/tmp')));
+      assert.match(tool.healthcheck?.test.join(' ') ?? '', /^CMD node -e .*readyz/);
+      assert.equal(tool.environment?.TRUST_PROXY_HOPS, '1');
+      assert.equal(tool.environment?.DATABASE_MIGRATIONS, 'wait');
+      assert.deepEqual((tool.depends_on as Record<string, { condition: string }>).migrate, { condition: 'service_completed_successfully' });
+      // Docker's stop_grace_period covers the lame duck, the drain and a Launch API call (defaults: .env.example does not change them).
+      const config = loadConfig({ NODE_ENV: 'development' });
+      const needed = config.shutdownDelaySeconds + config.shutdownGraceSeconds + config.proctoring.timeoutMs / 1000;
+      assert.ok(Number.parseInt(tool.stop_grace_period ?? '0', 10) > needed, `${name}: stop_grace_period ${tool.stop_grace_period} > ${needed} s`);
+    }
+    assert.deepEqual(migrate.command, ['node', 'dist/src/cli/index.js', 'migrate']);
+    assert.equal(migrate.restart, 'no');
+    assert.deepEqual(migrate.environment, compose.services['tool-1']!.environment, 'migrate runs with the replicas’ settings');
     assert.ok(proxy.ports?.some((port) => port.startsWith('443:')));
     assert.match(db.image ?? '', /^postgres:/);
   });
@@ -164,15 +210,20 @@ describe('Compose deployment', () => {
     const composeText = readFileSync('deploy/compose.yaml', 'utf8');
     const needed = new Set([...composeText.matchAll(/\$\{([A-Z][A-Z0-9_]+)/g)].map((match) => match[1]));
     // Set by the Compose file itself (derived from other variables, or fixed by this deployment).
-    const fixed = new Set(Object.keys(compose.services.tool?.environment ?? {}));
+    const fixed = new Set(Object.keys(compose.services['tool-1']?.environment ?? {}));
     const missing = [...ENVIRONMENT_VARIABLES.filter((name) => !fixed.has(name) && !['DATA_DIR', 'DATABASE_SCHEMA', 'SANDBOX'].includes(name)), ...needed].filter((name) => !exampleNames.has(name));
     assert.deepEqual(missing, []);
   });
 
-  it('the Caddyfile proxies to every tool replica and is accepted by caddy adapt', (t) => {
+  it('the Caddyfile proxies to every tool replica, checks each actively, and is accepted by caddy adapt', (t) => {
     const caddyfile = readFileSync('deploy/Caddyfile', 'utf8');
-    assert.match(caddyfile, /dynamic a tool 3000/);
+    // Caddy runs active health checks on static upstreams only.
+    assert.doesNotMatch(caddyfile, /^\s*dynamic\b/m);
+    const upstreams = /^\s*to \{\$TOOL_UPSTREAMS:([^}]*)\}/m.exec(caddyfile)?.[1]?.split(/\s+/);
+    assert.deepEqual(upstreams, replicaNames.map((name) => `${name}:3000`), 'one upstream per replica service');
     assert.match(caddyfile, /health_uri \/readyz/);
+    const interval = Number(/health_interval (\d+)s/.exec(caddyfile)?.[1]);
+    assert.ok(interval > 0 && interval * 2 < loadConfig({}).shutdownDelaySeconds, 'two checks fit in the lame duck');
     if (!hasCommand('caddy', ['version'])) {
       t.skip('caddy is not installed: the Caddyfile is not parsed');
       return;
