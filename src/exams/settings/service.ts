@@ -34,11 +34,13 @@ function parsePayload(body: unknown): { settings: unknown; status: ExamStatus | 
   const { settings, status, ...rest } = body;
   const toolSettings = parseToolSettings(rest);
   if (!toolSettings.ok) violations.push(...toolSettings.violations);
-  for (const key of Object.keys(rest)) if (!(TOOL_SETTING_GROUPS as readonly string[]).includes(key)) violations.push({ path: key, rule: 'unknown_field', message: `'${key}' is not part of an exam's settings.` });
-  if (status !== undefined && !(EXAM_STATUSES as readonly unknown[]).includes(status)) {
+  const groups: readonly string[] = TOOL_SETTING_GROUPS;
+  for (const key of Object.keys(rest)) if (!groups.includes(key)) violations.push({ path: key, rule: 'unknown_field', message: `'${key}' is not part of an exam's settings.` });
+  const known = EXAM_STATUSES.find((candidate) => candidate === status);
+  if (status !== undefined && known === undefined) {
     violations.push({ path: 'status', rule: 'enum', message: "'Availability' must be 'open' or 'closed'." });
   }
-  return { settings, status: status as ExamStatus | undefined, toolSettings: toolSettings.ok ? toolSettings.value : {}, violations };
+  return { settings, status: known, toolSettings: toolSettings.ok ? toolSettings.value : {}, violations };
 }
 
 export interface ExamSettingsService {

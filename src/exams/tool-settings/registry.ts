@@ -30,7 +30,8 @@ export const ROWS: ReadonlyArray<ToolSettingRow<object, ToolSettingRule>> = TOOL
 /** Every row's values, merged (each row owns its own properties). */
 function merged(parts: readonly object[]): ToolSettingValues {
   // Each row returns exactly its own properties, so together they are the intersection.
-  return Object.assign({}, ...parts) as ToolSettingValues;
+  const values: ToolSettingValues = Object.assign({}, ...parts);
+  return values;
 }
 
 /** What a new exam has. */
@@ -84,8 +85,9 @@ export type ToolSettingsWire = Partial<Record<ToolSettingGroup, Readonly<Record<
 
 /** The values as the API answers and an export writes them; `defaultZone` for times that were never entered in one. */
 export function toolSettingsWire(values: ToolSettingValues, defaultZone: string): Required<ToolSettingsWire> {
-  const entries = TOOL_SETTING_GROUPS.map((group) => [group, Object.assign({}, ...rowsOfGroup(group).map((row) => row.wire?.show(values, defaultZone)))] as const);
-  return Object.fromEntries(entries) as Required<ToolSettingsWire>;
+  // Each group's object holds exactly its rows' members.
+  const wire: Required<ToolSettingsWire> = Object.assign({}, ...TOOL_SETTING_GROUPS.map((group) => ({ [group]: Object.assign({}, ...rowsOfGroup(group).map((row) => row.wire?.show(values, defaultZone))) })));
+  return wire;
 }
 
 /** The English sentence of a tool-side rule (the page shows it in the reader's language: settings/violations.ts). */
