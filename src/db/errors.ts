@@ -10,6 +10,13 @@ export class DatabaseUnavailableError extends Error {
   override readonly name = 'DatabaseUnavailableError';
 }
 
+/**
+ * SQLSTATEs of a connection refused for the database itself: it is missing (3D000, renamed or dropped during a
+ * migration or restore) or the role may not sign in (class 28, e.g. a password rotated ahead of the tool's).
+ * Nothing the tool does succeeds until an operator puts it right: an outage, not a bug of one request.
+ */
+const UNUSABLE_DATABASE_CODES = new Set(['3D000', '28000', '28P01']);
+
 /** Socket errors of a connection that could not be opened or was lost. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ECONNABORTED']);
 /** node-postgres's own messages for a lost or unobtainable connection (these errors carry no code). */
@@ -18,7 +25,7 @@ const DRIVER_MESSAGES = /Connection terminated|timeout exceeded when trying to c
 /**
  * True for an error meaning "the database is not there right now": SQLSTATE class 08 (connection exception),
  * 57P01–57P05 (shutdown, crash, cannot connect now, idle session timeout), 53300 (too many connections), a
- * socket error, or the driver's lost-connection messages.
+ * missing database or refused role (3D000, class 28), a socket error, or the driver's lost-connection messages.
  */
 export function isOutage(error: unknown): boolean {
   if (error instanceof DatabaseUnavailableError) return true;
@@ -26,7 +33,7 @@ export function isOutage(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
-    if (NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '53300') return true;
+    if (NETWORK_CODES.has(code) || UNUSABLE_DATABASE_CODES.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '53300') return true;
   }
   return DRIVER_MESSAGES.test(error.message);
 }

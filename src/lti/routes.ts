@@ -53,13 +53,14 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
     const fail = (status: number, message: string) =>
       res.status(status).render('lti/registration', { ok: false, message, title: t('registration:title.refused') });
 
-    const linkState = link ? await options.registrationLinks.check(link) : 'unknown';
-    if (linkState !== 'ok') {
-      fail(403, t(`registration:link.${linkState}`));
+    if (!openIdConfiguration) {
+      const linkState = link ? await options.registrationLinks.check(link) : 'unknown';
+      fail(linkState === 'ok' ? 400 : 403, linkState === 'ok' ? t('registration:noOpenIdConfiguration') : t(`registration:link.${linkState}`));
       return;
     }
-    if (!openIdConfiguration) {
-      fail(400, t('registration:noOpenIdConfiguration'));
+    const attempt = link ? await options.registrationLinks.begin(link) : { state: 'unknown' as const };
+    if (attempt.state !== 'ok') {
+      fail(403, t(`registration:link.${attempt.state}`));
       return;
     }
     const http = createGuardedHttp({ policy: { allowLoopback: options.allowLoopbackRegistration }, maxBytes: MAX_REGISTRATION_ANSWER_BYTES });
@@ -89,7 +90,7 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
     } catch (error) {
       if (error instanceof RegistrationError) {
         const reference = randomUUID().slice(0, 8);
-        const attemptsLeft = await options.registrationLinks.recordFailure(link);
+        const attemptsLeft = attempt.attemptsLeftOnFailure;
         requestLogger(options.logger, req).warn({ reference, detail: error.detail, attemptsLeft }, 'dynamic registration refused');
         fail(400, t('registration:failed', { detail: error.words(translatorOf(req, res)), attemptsLeft: Math.max(attemptsLeft, 0), reference }));
         return;

@@ -8,11 +8,18 @@ const OUTCOMES: Readonly<Record<AttemptStatus, string>> = { started: 'In progres
 
 /**
  * Spreadsheets run a cell that starts with = + - @ (or a tab or carriage return before one) as a formula:
- * such text gets a leading apostrophe, which shows it as text (OWASP "CSV injection").
+ * such text gets a leading apostrophe, which shows it as text (OWASP "CSV injection"). Spreadsheets set up for
+ * German, French and other languages whose decimal comma takes the comma split a CSV file on `;`: there each
+ * part after a `;` starts a cell of its own, so a formula character after one gets its apostrophe too (and
+ * `resultsCsv` quotes every value with a `;`, which keeps it one cell).
  */
 export function neutraliseFormula(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const parts = value.replace(/;([ ]*)(?=[=+\-@\t\r])/g, ";$1'");
+  return /^[=+\-@\t\r]/.test(parts) ? `'${parts}` : parts;
 }
+
+/** Values with a `;` (or a tab) are quoted: one cell whichever separator the spreadsheet splits on. */
+const QUOTED = /[;\t]/;
 
 const iso = (date: Date | undefined) => (date ? date.toISOString() : '');
 
@@ -37,5 +44,5 @@ export function resultsCsv(rows: readonly AttemptResultRow[]): string {
       iso(row.result?.receivedAt),
     ].map(neutraliseFormula);
   });
-  return `\uFEFF${stringify([header.map(neutraliseFormula), ...records], { record_delimiter: 'windows' })}`;
+  return `\uFEFF${stringify([header.map(neutraliseFormula), ...records], { record_delimiter: 'windows', quoted_match: QUOTED })}`;
 }

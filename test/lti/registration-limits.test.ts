@@ -12,6 +12,11 @@ async function hostileLms() {
   const app = express();
   let base = '';
   const registrations: unknown[] = [];
+  const slowFetches = { count: 0 };
+  app.get('/slow/.well-known/openid-configuration', (_req, res) => {
+    slowFetches.count += 1;
+    setTimeout(() => res.status(500).send('failing slowly'), 300);
+  });
   app.get('/error/.well-known/openid-configuration', (_req, res) => {
     res.status(500).send('internal detail: postgres at 10.0.0.5:5432 refused');
   });
@@ -31,7 +36,7 @@ async function hostileLms() {
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { base, registrations, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { base, registrations, slowFetches, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 async function closedPort(): Promise<number> {
@@ -83,6 +88,17 @@ describe('dynamic registration: no probe, no leak, links used up by failures', (
     const refused = await register(token, `${lms.base}/error/.well-known/openid-configuration`);
     assert.equal(refused.status, 403);
     assert.match(refused.text, /used up by failed attempts/);
+  });
+
+  it(`attempts at the same time cannot pass the ${MAX_FAILED_REGISTRATIONS}-failure cap together`, async () => {
+    const links = createRegistrationLinks(app.db);
+    const { token } = await links.issue(600);
+    lms.slowFetches.count = 0;
+    const statuses = await Promise.all(Array.from({ length: 12 }, () => register(token, `${lms.base}/slow/.well-known/openid-configuration`).then((response) => response.status)));
+    assert.ok(lms.slowFetches.count <= MAX_FAILED_REGISTRATIONS, `${lms.slowFetches.count} fetches for 12 attempts`);
+    assert.equal(statuses.filter((status) => status === 400).length, lms.slowFetches.count);
+    assert.equal(statuses.filter((status) => status === 403).length, 12 - lms.slowFetches.count);
+    assert.equal(await links.check(token), 'exhausted');
   });
 
   it('the registration request goes only to the issuer’s own host', async () => {

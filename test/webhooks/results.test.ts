@@ -67,6 +67,18 @@ describe('exam results', () => {
     assert.equal(neutraliseFormula('Ada'), 'Ada');
   });
 
+  it('keeps formulas out of spreadsheets that split on ";" (German, French Excel): such values quoted, every part neutralised', () => {
+    const name = "Eve;=cmd|' /C calc'!A0;x";
+    assert.equal(neutraliseFormula(name), "Eve;'=cmd|' /C calc'!A0;x");
+    assert.equal(neutraliseFormula('A; +1;@x'), "A; '+1;'@x");
+    const rows = buildExamResults([attempt('a9', 'u9', '2026-01-01T09:00:00Z')], [], new Map([['u9', name]]), { ok: true }, { sort: 'recent' }).rows;
+    const csv = resultsCsv(rows);
+    const line = csv.split('\r\n')[1]!;
+    assert.ok(line.startsWith(`"Eve;'=cmd|' /C calc'!A0;x",`), line);
+    // Split on ";" as those spreadsheets do (quotes respected): one cell, and no part starts a formula either way.
+    for (const cell of line.split(';')) assert.doesNotMatch(cell.replace(/^"/, ''), /^[=+\-@]/);
+  });
+
   it('reads submission codes in words', () => {
     assert.equal(submissionInWords(1, undefined), 'Submitted');
     assert.equal(submissionInWords(5, 'x'), 'Screen recording ended');
