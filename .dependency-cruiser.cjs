@@ -32,6 +32,7 @@ const LAYERS = [
       hosted: ['exams', 'institution'],
       webhooks: ['exams', 'hosted'],
       launches: ['exams', 'hosted', 'institution', 'webhooks'],
+      retention: [],
     },
   },
   {

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Application, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { createAdminConsole } from './admin/index.js';
+import { createAuditLog } from './admin/audit.js';
 import { installationSecret } from './db/app-secrets.js';
 import type { Database } from './db/types.js';
 import { toolUrl, type Config } from './config.js';
@@ -18,6 +19,7 @@ import { createHealthRoutes } from './http/health-routes.js';
 import { createRateLimits } from './http/rate-limits.js';
 import { metricsRoute } from './http/metrics-route.js';
 import { responseMetrics } from './http/response-metrics.js';
+import { scheduleRetention, type RetentionSchedule } from './retention/schedule.js';
 import { requestIds, requestLogger } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import { initI18n } from './i18n/index.js';
@@ -88,6 +90,8 @@ export interface App {
   webhooks: Webhooks;
   /** Work that needs the server listening: in sandbox mode, subscribing the tool's receiver at the emulator. */
   afterListen(): Promise<void>;
+  /** The scheduled retention prune (docs/retention.md). */
+  retention: RetentionSchedule;
   /** Resolves once the launch records of the launches answered so far are written (they follow the answer). */
   launchesRecorded(): Promise<void>;
   /**
@@ -134,6 +138,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const features = { exams, institutions, hosted, hostedLinks, csrf, lmsPresets: createLmsPresetCatalog(sandbox?.lmsPresets) };
   const launchLog = createLaunchLog(db);
   let abandoned = false;
+  const retention = scheduleRetention({ db, settings: config.retention, audit: createAuditLog(db), logger });
   const handleLaunch = mountSessionRoutes({ config, db, logger, lti, secret, proctoring, launchLog, abandoned: () => abandoned, now: deps.now, ...features });
 
   // Launches refused for an unknown client id or deployment of a registered issuer, and each platform's
@@ -184,12 +189,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
     secretBox: proctoring.secretBox,
     webhooks: proctoring.webhooks,
     afterListen: () => (sandbox ? subscribeAtEmulator(proctoring.webhooks, logger) : Promise.resolve()),
+    retention,
     launchesRecorded: () => launchLog.settled(),
     abandonInFlight() {
       abandoned = true;
       return launchLog.settled();
     },
     async close() {
+      await retention.stop();
       await launchLog.settled();
       await stopWatchingChanges();
       await proctoring.accountClients.close();

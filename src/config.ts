@@ -83,6 +83,18 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** How long a client may take to send its request's headers, and the whole request (src/http/server-timeouts.ts). */
   http: { headersSeconds: number; requestSeconds: number };
+  /** How long records about people are kept, in days (0: kept for ever), and how often they are pruned; docs/retention.md. */
+  retention: RetentionSettings;
+}
+
+export interface RetentionSettings {
+  launchLogDays: number;
+  /** Attempts with the results received for them. */
+  attemptDays: number;
+  webhookDeliveryDays: number;
+  auditLogDays: number;
+  /** Minutes between scheduled prunings (one replica at a time); 0: none, `proctor-lti retention prune` from cron instead. */
+  pruneIntervalMinutes: number;
 }
 
 export class ConfigError extends Error {
@@ -201,6 +213,12 @@ const envSchema = z.object({
   // Slow clients: see src/http/server-timeouts.ts and docs/security.md.
   HTTP_HEADERS_TIMEOUT_SECONDS: integerIn(1, 300, 15),
   HTTP_REQUEST_TIMEOUT_SECONDS: integerIn(1, 3600, 30),
+  // Defaults and the reason for each: docs/retention.md.
+  RETENTION_LAUNCH_LOG_DAYS: integerIn(0, 36_500, 90),
+  RETENTION_ATTEMPT_DAYS: integerIn(0, 36_500, 400),
+  RETENTION_WEBHOOK_DELIVERY_DAYS: integerIn(0, 36_500, 400),
+  RETENTION_AUDIT_LOG_DAYS: integerIn(0, 36_500, 730),
+  RETENTION_PRUNE_INTERVAL_MINUTES: integerIn(0, 10_080, 60),
   METRICS_TOKEN: z.preprocess(blankToUndefined, z.string().regex(/^[\x21-\x7e]{16,}$/, 'must be at least 16 printable characters without spaces (e.g. `openssl rand -hex 24`)').optional()),
 });
 
@@ -319,6 +337,13 @@ export function loadConfig(env: Env): Config {
     shutdownDelaySeconds: e.SHUTDOWN_DELAY_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     http: { headersSeconds: e.HTTP_HEADERS_TIMEOUT_SECONDS, requestSeconds: e.HTTP_REQUEST_TIMEOUT_SECONDS },
+    retention: {
+      launchLogDays: e.RETENTION_LAUNCH_LOG_DAYS,
+      attemptDays: e.RETENTION_ATTEMPT_DAYS,
+      webhookDeliveryDays: e.RETENTION_WEBHOOK_DELIVERY_DAYS,
+      auditLogDays: e.RETENTION_AUDIT_LOG_DAYS,
+      pruneIntervalMinutes: e.RETENTION_PRUNE_INTERVAL_MINUTES,
+    },
   };
 }
 

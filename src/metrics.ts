@@ -59,6 +59,8 @@ const databaseErrors = counter('proctor_lti_database_errors_total', 'Database st
 // Every kind is exported from the start, so a rate over it is 0 (not absent) until the first error.
 for (const kind of DATABASE_ERROR_KINDS) databaseErrors.inc({ kind }, 0);
 
+const prunedRows = counter('proctor_lti_retention_pruned_rows_total', 'Rows removed by the retention prune because they were older than their setting, by table', ['table']);
+
 new Gauge({
   name: 'proctor_lti_build_info',
   help: 'Always 1; its labels name the running release (version, from package.json) and the Node.js version',
@@ -168,4 +170,9 @@ export function countRateLimited(limiter: string): void {
 
 export function countDatabaseError(kind: DatabaseErrorKind): void {
   databaseErrors.inc({ kind });
+}
+
+/** The retention prune removed `rows` rows of `table` (a fixed set of table names). */
+export function countPrunedRows(table: string, rows: number): void {
+  prunedRows.inc({ table }, rows);
 }

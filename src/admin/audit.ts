@@ -5,7 +5,8 @@ import type { Queryable } from '../db/types.js';
  * where, what, and each changed field's old and new value. Secrets are never recorded: a field named in
  * `secretFields` of `changesBetween` (or recorded with `secretChange`) shows only that it changed.
  */
-export type AuditSource = 'console' | 'cli';
+/** Where a change was made: the console, the CLI, or the tool's own schedule (retention). */
+export type AuditSource = 'console' | 'cli' | 'schedule';
 
 export interface AuditChange {
   field: string;

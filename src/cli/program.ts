@@ -18,9 +18,10 @@ const COMMAND_GROUPS: Record<string, AddCommands> = {
   audit: async (program, runtime) => (await import('./audit-log.js')).addAuditCommand(program, runtime.withDatabase),
   admin: async (program, runtime) => (await import('./admin.js')).addAdminCommands(program, runtime.withDatabase),
   migrate: async (program, runtime) => (await import('./migrate.js')).addMigrateCommand(program, runtime.withSchemaDatabase),
+  retention: async (program, runtime) => (await import('./retention.js')).addRetentionCommands(program, runtime.withDatabase),
 };
 
-/** Administrator commands: `proctor-lti platform|institution|exam|account|encryption|webhooks|audit|admin|migrate …`. */
+/** Administrator commands: `proctor-lti platform|institution|exam|account|encryption|webhooks|audit|admin|migrate|retention …`. */
 export async function buildCli(runtime: CliRuntime, argv: readonly string[] = []): Promise<Command> {
   const program = new Command('proctor-lti')
     .description('Administration of the proctor-lti LTI tool')

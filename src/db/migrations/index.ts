@@ -23,6 +23,7 @@ import * as examChangeNotices from './0021_exam_change_notices.js';
 import * as pendingLoginsIndex from './0022_pending_logins_index.js';
 import * as adminSignInClients from './0023_admin_sign_in_clients.js';
 import * as examToolSettings from './0040_exam_tool_settings.js';
+import * as retention from './0080_retention.js';
 
 /**
  * One schema change. `up` runs inside the single transaction of `migrate()`, so: one statement per
@@ -65,4 +66,5 @@ export const migrations: readonly Migration[] = [
   { name: '0022_pending_logins_index', up: pendingLoginsIndex.up },
   { name: '0023_admin_sign_in_clients', up: adminSignInClients.up },
   { name: '0040_exam_tool_settings', up: examToolSettings.up },
+  { name: '0080_retention', up: retention.up },
 ];

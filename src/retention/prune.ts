@@ -1,0 +1,126 @@
+import type { RetentionSettings } from '../config.js';
+import type { Queryable } from '../db/types.js';
+
+/** What a prune removes, each kind by its own setting. */
+export const RETAINED = ['launchLog', 'attempts', 'webhookDeliveries', 'auditLog'] as const;
+export type Retained = (typeof RETAINED)[number];
+
+const DAYS_SETTING: Record<Retained, keyof RetentionSettings> = {
+  launchLog: 'launchLogDays',
+  attempts: 'attemptDays',
+  webhookDeliveries: 'webhookDeliveryDays',
+  auditLog: 'auditLogDays',
+};
+
+/** Rows removed (or, for a dry run, that would be): attempts count the results received for them separately. */
+export interface PruneCounts {
+  launchLog: number;
+  attempts: number;
+  attemptResults: number;
+  webhookDeliveries: number;
+  auditLog: number;
+}
+
+export interface PruneResult {
+  /** Rows older than this went, per kind; absent for a kind kept for ever (0 days). */
+  cutoffs: Partial<Record<Retained, Date>>;
+  removed: PruneCounts;
+  /** The prune was asked to stop between two batches before it had finished. */
+  interrupted: boolean;
+}
+
+/** Rows deleted per statement: short statements hold few locks and never meet the statement timeout. */
+export const PRUNE_BATCH_ROWS = 2000;
+
+/**
+ * One batch per kind: at most `$2` rows older than `$1`, skipping rows another pruner (a replica, the CLI) has
+ * locked, so concurrent prunes split the work instead of waiting on each other. Every statement is idempotent:
+ * run twice, the second finds nothing.
+ */
+const BATCH: Record<Exclude<Retained, 'attempts'>, string> = {
+  launchLog: 'DELETE FROM launch_log WHERE id IN (SELECT id FROM launch_log WHERE at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)',
+  webhookDeliveries: 'DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)',
+  auditLog: 'DELETE FROM admin_audit_log WHERE id IN (SELECT id FROM admin_audit_log WHERE at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)',
+};
+
+/** An attempt goes with the results the proctoring service sent for it (its matched webhook deliveries). */
+const ATTEMPTS_BATCH = `
+  WITH expired AS (SELECT id FROM attempts WHERE started_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED),
+       results AS (DELETE FROM webhook_deliveries WHERE attempt_id IN (SELECT id FROM expired) RETURNING 1),
+       attempts_gone AS (DELETE FROM attempts WHERE id IN (SELECT id FROM expired) RETURNING 1)
+  SELECT (SELECT count(*) FROM attempts_gone)::int AS attempts, (SELECT count(*) FROM results)::int AS results`;
+
+const COUNT: Record<Retained, string> = {
+  launchLog: 'SELECT count(*)::int AS n FROM launch_log WHERE at < $1',
+  attempts: 'SELECT count(*)::int AS n FROM attempts WHERE started_at < $1',
+  webhookDeliveries: 'SELECT count(*)::int AS n FROM webhook_deliveries WHERE received_at < $1',
+  auditLog: 'SELECT count(*)::int AS n FROM admin_audit_log WHERE at < $1',
+};
+const COUNT_ATTEMPT_RESULTS = 'SELECT count(*)::int AS n FROM webhook_deliveries d JOIN attempts a ON a.id = d.attempt_id WHERE a.started_at < $1';
+/** Deliveries that go by their own setting: not those that go with an expired attempt (counted as its results). */
+const COUNT_OTHER_DELIVERIES = `SELECT count(*)::int AS n FROM webhook_deliveries d
+  WHERE d.received_at < $1 AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.id = d.attempt_id AND a.started_at < $2)`;
+
+const DAY_MS = 86_400_000;
+
+/** The moment before which each kind's rows have expired, for the kinds not kept for ever. */
+export function cutoffsOf(settings: RetentionSettings, now: Date): Partial<Record<Retained, Date>> {
+  const cutoffs: Partial<Record<Retained, Date>> = {};
+  for (const kind of RETAINED) {
+    const days = settings[DAYS_SETTING[kind]];
+    if (days > 0) cutoffs[kind] = new Date(now.getTime() - days * DAY_MS);
+  }
+  return cutoffs;
+}
+
+const noneRemoved = (): PruneCounts => ({ launchLog: 0, attempts: 0, attemptResults: 0, webhookDeliveries: 0, auditLog: 0 });
+
+/**
+ * Deletes every row older than its kind's setting, in batches until none is left. Safe to run on several
+ * replicas at once and to interrupt: `shouldStop` is asked between batches.
+ */
+export async function pruneExpired(
+  db: Queryable,
+  settings: RetentionSettings,
+  options: { now?: Date; batchRows?: number; shouldStop?: () => boolean } = {},
+): Promise<PruneResult> {
+  const cutoffs = cutoffsOf(settings, options.now ?? new Date());
+  const batchRows = options.batchRows ?? PRUNE_BATCH_ROWS;
+  const removed = noneRemoved();
+  const stop = options.shouldStop ?? (() => false);
+  // Attempts first: their results go with them, before the deliveries' own (possibly shorter) setting applies.
+  for (const kind of ['attempts', 'launchLog', 'webhookDeliveries', 'auditLog'] as const) {
+    const cutoff = cutoffs[kind];
+    if (!cutoff) continue;
+    for (;;) {
+      if (stop()) return { cutoffs, removed, interrupted: true };
+      let deleted: number;
+      if (kind === 'attempts') {
+        const { rows } = await db.query<{ attempts: number; results: number }>(ATTEMPTS_BATCH, [cutoff, batchRows]);
+        deleted = Number(rows[0]?.attempts ?? 0);
+        removed.attemptResults += Number(rows[0]?.results ?? 0);
+      } else {
+        deleted = (await db.query(BATCH[kind], [cutoff, batchRows])).rowCount;
+      }
+      removed[kind] += deleted;
+      if (deleted < batchRows) break;
+    }
+  }
+  return { cutoffs, removed, interrupted: false };
+}
+
+/** What `pruneExpired` would remove now, without removing anything. */
+export async function countExpired(db: Queryable, settings: RetentionSettings, now = new Date()): Promise<PruneResult> {
+  const cutoffs = cutoffsOf(settings, now);
+  const removed = noneRemoved();
+  for (const kind of RETAINED) {
+    const cutoff = cutoffs[kind];
+    if (!cutoff) continue;
+    const count = kind === 'webhookDeliveries' && cutoffs.attempts ? db.query<{ n: number }>(COUNT_OTHER_DELIVERIES, [cutoff, cutoffs.attempts]) : db.query<{ n: number }>(COUNT[kind], [cutoff]);
+    removed[kind] = Number((await count).rows[0]?.n ?? 0);
+    if (kind === 'attempts') removed.attemptResults = Number((await db.query<{ n: number }>(COUNT_ATTEMPT_RESULTS, [cutoff])).rows[0]?.n ?? 0);
+  }
+  return { cutoffs, removed, interrupted: false };
+}
+
+export const totalRemoved = (counts: PruneCounts): number => counts.launchLog + counts.attempts + counts.attemptResults + counts.webhookDeliveries + counts.auditLog;
