@@ -9,7 +9,6 @@ import { SchemaWaitTimeout } from './db/migrate.js';
 import { prepareSchema } from './db/schema-at-start.js';
 import { encryptionKeysOf } from './dev-encryption-key.js';
 import { createDrain } from './http/graceful-shutdown.js';
-import { expressServerClasses } from './http/express-server-classes.js';
 import { serverTimeoutOptions } from './http/server-timeouts.js';
 import { createLogger } from './logger.js';
 import { buildInfo } from './version.js';
@@ -74,7 +73,7 @@ async function main(): Promise<void> {
 
   const [encryptionKey = '', ...olderEncryptionKeys] = encryptionKeysOf(config);
   const tool = await createApp({ config, db, logger, encryptionKey, olderEncryptionKeys });
-  const server = createServer({ ...expressServerClasses(tool.app), ...serverTimeoutOptions(config.http) }, (req, res) => {
+  const server = createServer(serverTimeoutOptions(config.http), (req, res) => {
     // Load balancers stop sending new requests to a replica that is shutting down.
     if (drain.draining && req.url === '/readyz') {
       res.writeHead(503, { 'content-type': 'application/json', connection: 'close' }).end('{"status":"shutting down"}');

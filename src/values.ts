@@ -34,24 +34,3 @@ export function isUuid(value: string): boolean {
 export function detachedCopy(text: string): string {
   return structuredClone(text);
 }
-
-/**
- * The own enumerable string-keyed properties of `sources` in one new plain object, later sources winning: what
- * `{ ...a, ...b }` gives. On Node.js 20 (V8 11.3) an object made by spreading that then gets more properties
- * (`{ ...a, b: 1 }`, `{ ...a, ...b }`) is given a hidden class of its own for each property added. Those hidden
- * classes live in the old generation until a full collection, and they keep what the object referenced alive
- * through every young collection in between, so a request's short-lived objects were promoted with them. A
- * property named `__proto__` is copied as a property, as a spread does, never set as the prototype.
- */
-export function merged(...sources: ReadonlyArray<object | undefined>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const source of sources) {
-    if (!source) continue;
-    const record = source as Readonly<Record<string, unknown>>;
-    for (const key of Object.keys(record)) {
-      if (key === '__proto__') Object.defineProperty(out, key, { value: record[key], enumerable: true, writable: true, configurable: true });
-      else out[key] = record[key];
-    }
-  }
-  return out;
-}

@@ -13,7 +13,6 @@ import { openDatabase } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createExamStore } from '../../src/exams/store.js';
 import { createLogger } from '../../src/logger.js';
-import { expressServerClasses } from '../../src/http/express-server-classes.js';
 import { seedDemoExam } from '../../src/sandbox/index.js';
 import type { UpstreamInfo } from './upstream.js';
 
@@ -39,7 +38,7 @@ await tool.lti.platforms.register({
 });
 await seedDemoExam({ exams: createExamStore(db) }, info);
 
-const server = createServer(expressServerClasses(tool.app), (req, res) => void tool.app(req, res));
+const server = createServer((req, res) => void tool.app(req, res));
 server.keepAliveTimeout = 65_000;
 await new Promise<void>((resolve) => server.listen({ port: config.port, host: '127.0.0.1', backlog: LISTEN_BACKLOG }, resolve));
 await tool.afterListen();

@@ -43,8 +43,6 @@ export function createLaunchRecorder(deps: { log: LaunchLog; abandoned?: () => b
 
   return async (session, trace, work) => {
     const started = performance.now();
-    // Every record is one literal of one shape: built by spreading a base, Node.js 20 gives each its own hidden
-    // class (see `merged` in values.ts).
     const entryOf = (outcome: LaunchRecord['outcome'], failure?: { error: unknown }): LaunchRecord => ({
       issuer: session.launch.issuer,
       contextId: session.launch.context?.id,

@@ -23,8 +23,7 @@ export const CLAIM = {
   lti1p1: 'https://purl.imsglobal.org/spec/lti/claim/lti1p1',
 } as const;
 
-// null (some platforms send it for an empty name) is read as absent without failing: zod's catch builds its
-// fallback's context by spreading the failed result, a hidden class per failure on Node.js 20.
+// null (some platforms send it for an empty name) is read as absent, and so is a name of the wrong type.
 const optionalText = z
   .string()
   .nullish()

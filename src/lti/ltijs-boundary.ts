@@ -4,7 +4,6 @@ import type { Application, CookieOptions, NextFunction, Request, Response } from
 import Auth from 'ltijs/dist/Utils/Auth.js';
 import LtijsRequest from 'ltijs/dist/Utils/Request.js';
 import { methodOverride } from '../http/request-slots.js';
-import { merged } from '../values.js';
 
 /*
  * Everything the adapter does to ltijs beyond its public Provider API, in one place: the private modules it
@@ -211,7 +210,7 @@ const adjustCookies = methodOverride<Response, Parameters<SetCookie>, Response, 
   'cookie',
   (_res, { secure, loginMaxAgeSeconds }, setCookie, [name, value, options = {}]) => {
     const loginState = name.startsWith('state') && value !== '' && typeof options.maxAge === 'number';
-    const adjusted: CookieOptions = merged(options, secure ? PARTITIONED : undefined, loginState ? { maxAge: loginMaxAgeSeconds * 1000 } : undefined);
+    const adjusted: CookieOptions = { ...options, ...(secure ? PARTITIONED : undefined), ...(loginState ? { maxAge: loginMaxAgeSeconds * 1000 } : undefined) };
     return setCookie(name, value, adjusted);
   },
 );

@@ -24,7 +24,6 @@ import { createGuardedHttp, guardedFetch } from '../net/guarded-http.js';
 import { LtijsStore, type HeldReplace } from './store/ltijs-store.js';
 import { sessionChecks, sessionTokenOf } from './session-token.js';
 import { createTokenValidator, type TokenValidator } from './token-validator.js';
-import { merged } from '../values.js';
 
 export { LTI_ROUTES };
 
@@ -256,7 +255,7 @@ async function validateForSession(idToken: string, context: RequestContext | und
   if (!activeValidator) throw new Error('LTI validator not initialised');
   try {
     const validated = await activeValidator(idToken, { state: context?.state, cookieIssuer, storageProof: context?.storageProof });
-    return merged(withoutPersonalClaims(validated.payload), { clientId: validated.clientId, platformId: validated.platformId });
+    return { ...withoutPersonalClaims(validated.payload), clientId: validated.clientId, platformId: validated.platformId };
   } catch (error) {
     if (context && error instanceof LtiRefusal) context.refusal = error;
     noteOutage(context, error);
@@ -277,7 +276,7 @@ function patchLtijsOnce(): void {
     const context = takeLoginContext(state);
     // ltijs draws the nonce from Math.random: replace it with one from the system's secure generator.
     const nonce = secureRandomBytes(24).toString('base64url');
-    const query = merged(await buildLogin(request, platform, state), { nonce }) as Record<string, string>;
+    const query: Record<string, string> = { ...(await buildLogin(request, platform, state)), nonce };
     if (!activeLoginStates) throw new Error('LTI login state store not initialised');
     const { store: loginStates, maxPending } = activeLoginStates;
     const bound = await loginStates.bind({
@@ -511,7 +510,7 @@ function directLaunchRoute(deps: {
     }
     holdOpenedSession(res, session.ltik, signSessionToken);
     res.locals.context = session.contexttoken.doc;
-    res.locals.token = merged(session.idtoken.doc, { platformContext: session.contexttoken.doc });
+    res.locals.token = { ...session.idtoken.doc, platformContext: session.contexttoken.doc };
     await deps.launched(res.locals.token, req, res, next);
   }
 
@@ -673,7 +672,7 @@ function createStore(db: Database, options: Pick<LtiAdapterOptions, 'olderEncryp
 
 /** A login request's parameters as ltijs reads them: the query string's, then the form's over them. */
 function loginParamsOf(req: Request): Record<string, unknown> {
-  return merged(req.query as Record<string, unknown>, req.body as Record<string, unknown> | undefined);
+  return { ...(req.query as Record<string, unknown>), ...(req.body as Record<string, unknown> | undefined) };
 }
 
 /**

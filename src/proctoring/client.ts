@@ -137,8 +137,6 @@ export function createProctoringClient(options: ProctoringClientOptions): Procto
     for (let attempt = 1; ; attempt++) {
       let response: Dispatcher.ResponseData;
       try {
-        // The agent's own request: undici's top-level request(url, options) spreads the options into a new object
-        // and adds to it, which on Node.js 20 costs a hidden class per call (see `merged` in values.ts).
         response = await agent.request({
           origin,
           path: `${basePath}${path}`,

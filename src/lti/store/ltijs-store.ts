@@ -1,7 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Database, Queryable } from '../../db/types.js';
 import { readGeneration } from '../../db/read-cache.js';
-import { merged } from '../../values.js';
 
 /**
  * ltijs 5.9.9's database plugin contract, on our PostgreSQL/PGlite layer.
@@ -179,7 +178,7 @@ export class LtijsStore {
     index?: LtijsDocument,
   ): Promise<true> {
     return this.#write(collection, Boolean(item) && (!ENCRYPTIONKEY || Boolean(index)), async (name) => {
-      const doc = merged(scalarFields(query), await this.#stored(ENCRYPTIONKEY, item, index));
+      const doc = { ...scalarFields(query), ...(await this.#stored(ENCRYPTIONKEY, item, index)) };
       const ttl = this.#ttl[name] ?? null;
       if (KEYED_COLLECTIONS.has(name)) {
         await this.writeHeldReplaces([{ collection: name, query: query ?? {}, doc, ttl }]);
@@ -217,7 +216,7 @@ export class LtijsStore {
    */
   heldReplace(collection: 'idtoken' | 'contexttoken', query: LtijsDocument, item: LtijsDocument): HeldReplace {
     this.#checkDeployed();
-    return { collection, query, doc: merged(scalarFields(query), item), ttl: this.#ttl[collection] ?? null };
+    return { collection, query, doc: { ...scalarFields(query), ...item }, ttl: this.#ttl[collection] ?? null };
   }
 
   /**
