@@ -2,7 +2,8 @@
 // PromQL (Prometheus's own grammar), every series it selects, with the labels it matches on, is in /metrics
 // after a launch, a refused launch, a rate-limited request and a database error; every alert has a runbook.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parser } from '@prometheus-io/lezer-promql';
 import supertest from 'supertest';
@@ -154,6 +155,20 @@ describe('alert rules', () => {
       assert.ok(runbook, `${rule.alert}: runbook_url names a file of docs/runbooks/`);
       assert.ok(existsSync(runbook), `${rule.alert}: ${runbook} exists`);
       assert.match(readFileSync(runbook, 'utf8'), new RegExp(`\\b${rule.alert}\\b`), `${runbook} names ${rule.alert}`);
+    }
+  });
+});
+
+describe('runbooks', () => {
+  it('docs/runbooks/README.md lists every runbook, and their relative links point at files that exist', () => {
+    const runbooks = readdirSync('docs/runbooks').filter((name) => name.endsWith('.md'));
+    const index = readFileSync('docs/runbooks/README.md', 'utf8');
+    for (const name of runbooks.filter((file) => file !== 'README.md')) assert.ok(index.includes(`](${name})`), `the index links ${name}`);
+    for (const name of runbooks) {
+      const file = join('docs/runbooks', name);
+      for (const match of readFileSync(file, 'utf8').matchAll(/\]\(([^)\s#]+\.md)(?:#[^)]*)?\)/g)) {
+        assert.ok(existsSync(normalize(join(dirname(file), match[1]!))), `${file}: ${match[1]} exists`);
+      }
     }
   });
 });
