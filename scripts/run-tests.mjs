@@ -1,10 +1,14 @@
-// Runs every test/**/*.test.ts file with node's test runner (each file in its own process).
-// Node 20's --test does not expand globs or pick up .ts files itself, hence this small launcher.
+// Runs every test/**/*.test.ts file with node's test runner (each file in its own process), then prints the
+// skipped tests with their reasons and the slowest files. Node 20's --test does not expand globs or pick up .ts
+// files itself, hence this small launcher.
 // Usage: npm test [-- path-or-substring ...]
-import { readdirSync, statSync } from 'node:fs';
+// Environment: TEST_CONCURRENCY (files at a time), TEST_REPORT (keep the JSON report of every test at this path),
+// TEST_RANDOMIZE=1 (tests in a random order within each file, where the Node.js version offers it; the seed is
+// printed, TEST_RANDOM_SEED repeats an order).
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 
 function findTests(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -24,9 +28,48 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
+const scratch = mkdtempSync(join(tmpdir(), 'proctor-lti-tests-'));
+const reportPath = process.env.TEST_REPORT || join(scratch, 'report.json');
+const ordering = [];
+if (process.env.TEST_RANDOMIZE === '1') {
+  if (process.allowedNodeEnvironmentFlags.has('--test-randomize')) {
+    const seed = process.env.TEST_RANDOM_SEED || String(Math.floor(Math.random() * 2 ** 31));
+    ordering.push('--test-randomize', `--test-random-seed=${seed}`);
+    console.log(`Tests in a random order within each file: TEST_RANDOM_SEED=${seed} repeats it.`);
+  } else {
+    console.log(`Node.js ${process.version} cannot run tests in a random order: in file order.`);
+  }
+}
+
+const started = Date.now();
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+  [
+    '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...ordering,
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/test-report.mjs', `--test-reporter-destination=${reportPath}`,
+    ...files,
+  ],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on('exit', (code, signal) => {
+  try {
+    summarize(JSON.parse(readFileSync(reportPath, 'utf8')).tests);
+  } catch (error) {
+    console.error(`No test report (${error.message}).`);
+  }
+  if (!process.env.TEST_REPORT) rmSync(scratch, { recursive: true, force: true });
+  process.exit(code ?? (signal ? 1 : 0));
+});
+
+function summarize(tests) {
+  const count = (status) => tests.filter((test) => test.kind === 'test' && test.status === status).length;
+  const skipped = tests.filter((test) => test.status === 'skip');
+  console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s: ${count('pass')} passed, ${count('fail')} failed, ${skipped.length} skipped, ${count('todo')} todo.`);
+  for (const test of skipped) console.log(`  skipped: ${test.file} › ${test.name.join(' › ')}${test.kind === 'suite' ? ' (the whole suite)' : ''}: ${test.reason || 'no reason given'}`);
+  const perFile = new Map();
+  for (const test of tests) if (test.name.length === 1) perFile.set(test.file, (perFile.get(test.file) ?? 0) + test.durationMs);
+  const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
+  console.log('Slowest files (their tests\' time, without loading):');
+  for (const [file, ms] of slowest) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
+}

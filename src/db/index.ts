@@ -14,6 +14,8 @@ export interface OpenDatabaseOptions {
   dataDir: string;
   /** Schema to create if missing and work in (default: the server's search_path, usually `public`). */
   schema?: string;
+  /** In-memory PGlite only: start from this dump of a data directory instead of an empty cluster. */
+  pgliteTemplate?: Blob;
   /** PostgreSQL pool size (DATABASE_POOL_SIZE); default DEFAULT_POOL_SIZE. */
   poolSize?: number;
   /** A connection for schema changes: no statement timeout (see PostgresOptions.withoutTimeouts). */
@@ -47,7 +49,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const target = options.dataDir === 'memory' ? 'in-memory PGlite database' : `PGlite database in ${options.dataDir}`;
   return openChecked(
-    () => openPglite({ dataDir: options.dataDir, schema: options.schema }),
+    () => openPglite({ dataDir: options.dataDir, schema: options.schema, template: options.pgliteTemplate }),
     // PGlite's first start in a new directory runs initdb, which takes a few seconds on a slow machine.
     Math.max(timeoutMs, 60_000),
     (reason) => `Cannot open the ${target}: ${reason}`,

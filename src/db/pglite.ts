@@ -9,6 +9,8 @@ export interface PgliteOptions {
   dataDir: string;
   /** Created if missing and used as search_path, as with PostgreSQL. */
   schema?: string;
+  /** With `dataDir` `'memory'`: start from this dump of a data directory (`PGlite.dumpDataDir`) instead of an empty cluster. */
+  template?: Blob;
 }
 
 function toResult<Row>(result: Results<unknown>): QueryResult<Row> {
@@ -23,16 +25,20 @@ function toResult<Row>(result: Results<unknown>): QueryResult<Row> {
  * this database (rather than `tx`) from inside `work`: that call would wait for the transaction it is in.
  */
 export async function openPglite(options: PgliteOptions): Promise<Database> {
-  const schema = options.schema === undefined ? undefined : quoteSchema(options.schema);
   let pg: PGlite;
   if (options.dataDir === 'memory') {
-    pg = await PGlite.create();
+    pg = await PGlite.create(options.template ? { loadDataDir: options.template } : {});
   } else {
     const dataDir = resolve(options.dataDir);
     mkdirSync(dataDir, { recursive: true });
     pg = await PGlite.create(dataDir);
   }
+  return pgliteDatabase(pg, options.schema);
+}
 
+/** A `Database` on a PGlite instance already open (working in `schema` when given); closing it closes `pg`. */
+export async function pgliteDatabase(pg: PGlite, schemaName?: string): Promise<Database> {
+  const schema = schemaName === undefined ? undefined : quoteSchema(schemaName);
   if (schema !== undefined) {
     try {
       // The single connection keeps a session-level SET for its whole life.

@@ -7,6 +7,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { migratedTestDatabase, type TestDatabase } from './db.js';
+import './shared-rsa-keys.js';
 
 export interface TestApp {
   baseUrl: string;

@@ -1,6 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { openDatabase } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrate.js';
+import { pgliteDatabase } from '../../src/db/pglite.js';
 import type { Database, Queryable, QueryResult } from '../../src/db/types.js';
 
 export interface TestDatabase extends Database {
@@ -8,14 +12,55 @@ export interface TestDatabase extends Database {
   readonly schema: string | undefined;
 }
 
+const TEMPLATES = join('node_modules', '.cache', 'proctor-lti-tests');
+const pgliteVersion = (JSON.parse(readFileSync(join('node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string }).version;
+
+/**
+ * A dump of a new PGlite cluster, with every migration applied when `migrated`, made by the first test process
+ * that needs it and kept on disk under a key of the PGlite version and the migrations' source: a test database
+ * starts from it instead of running initdb (seconds of CPU in WebAssembly) and every migration again.
+ */
+async function pgliteTemplate(migrated: boolean): Promise<Blob> {
+  const key = createHash('sha256').update(pgliteVersion);
+  if (migrated) {
+    const folder = join('src', 'db', 'migrations');
+    const files = readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name).sort();
+    for (const name of files) key.update(name).update(readFileSync(join(folder, name)));
+    key.update(readFileSync(join('src', 'db', 'migrate.ts')));
+  }
+  const path = join(TEMPLATES, `pglite-${migrated ? 'migrated' : 'empty'}-${key.digest('hex').slice(0, 16)}.tar`);
+  try {
+    return new Blob([readFileSync(path)]);
+  } catch {
+    // not made yet
+  }
+  const pg = await PGlite.create();
+  try {
+    if (migrated) await migrate(await pgliteDatabase(pg));
+    const dump = Buffer.from(await (await pg.dumpDataDir('none')).arrayBuffer());
+    mkdirSync(TEMPLATES, { recursive: true });
+    // Written aside and renamed, so a test process never reads half a template another one is writing.
+    const partial = `${path}.${process.pid}`;
+    writeFileSync(partial, dump);
+    renameSync(partial, path);
+    return new Blob([dump]);
+  } finally {
+    await pg.close();
+  }
+}
+
 /**
  * A fresh, empty database for one test file: with DATABASE_URL, PostgreSQL in a uniquely named schema that
  * `close()` drops again; otherwise in-memory PGlite.
  */
 export async function openTestDatabase(): Promise<TestDatabase> {
+  return openFreshDatabase(false);
+}
+
+async function openFreshDatabase(migrated: boolean): Promise<TestDatabase> {
   const url = process.env.DATABASE_URL;
   if (!url) {
-    const db = await openDatabase({ dataDir: 'memory' });
+    const db = await openDatabase({ dataDir: 'memory', pgliteTemplate: await pgliteTemplate(migrated) });
     return wrap(db, undefined, () => db.close());
   }
   const schema = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
@@ -31,7 +76,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
 
 /** `openTestDatabase()` with every migration applied. */
 export async function migratedTestDatabase(): Promise<TestDatabase> {
-  const db = await openTestDatabase();
+  const db = await openFreshDatabase(true);
   try {
     await migrate(db);
   } catch (err) {

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { openDatabase } from '../../src/db/index.js';
-import { tempDataDir } from './cli.js';
+import { TEST_PROCESS_IMPORTS, tempDataDir } from './cli.js';
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -30,7 +30,7 @@ export interface RunningTool {
 }
 
 function run(env: Record<string, string>, args: readonly string[], input: string): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TEST_PROCESS_IMPORTS, 'src/cli/index.ts', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -62,7 +62,7 @@ export async function startRunningTool(prefix: string, extraEnv: Record<string, 
     ...extraEnv,
   };
   let output = '';
-  const tool: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tool: ChildProcess = spawn(process.execPath, [...TEST_PROCESS_IMPORTS, 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   tool.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   tool.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const stop = async () => {

@@ -1,0 +1,52 @@
+// Imported for its effect, by the test helpers and (with --import) by the tool and CLI processes tests start.
+// ltijs makes a fresh 4096-bit RSA key pair for every platform it registers, and a test registers platforms
+// by the dozen (every app start registers the demo LMS): each pair costs a second or more of CPU. Here the
+// pairs come from a few made once and kept under node_modules/.cache, different from one another within a
+// process, so tests still sign and verify with real 4096-bit keys. Nothing outside tests imports this.
+import crypto from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface PemPair {
+  publicKey: string;
+  privateKey: string;
+}
+
+const POOL = join('node_modules', '.cache', 'proctor-lti-tests', 'rsa-4096-pairs.json');
+const POOL_SIZE = 12;
+const generate = crypto.generateKeyPairSync.bind(crypto) as (type: string, options: object) => unknown;
+let handedOut = 0;
+
+function readPool(): PemPair[] {
+  try {
+    return JSON.parse(readFileSync(POOL, 'utf8')) as PemPair[];
+  } catch {
+    return [];
+  }
+}
+
+/** ltijs's exact call: RSA, 4096 bits, the public key as SPKI PEM and the private key as PKCS#1 PEM. */
+function isLtijsPlatformKeyRequest(type: unknown, options: unknown): boolean {
+  if (type !== 'rsa' || typeof options !== 'object' || options === null) return false;
+  const { modulusLength, publicKeyEncoding, privateKeyEncoding } = options as Record<string, { type?: string; format?: string } | number | undefined>;
+  const encoding = (value: unknown, kind: string) => typeof value === 'object' && value !== null && (value as { type?: string }).type === kind && (value as { format?: string }).format === 'pem';
+  return modulusLength === 4096 && encoding(publicKeyEncoding, 'spki') && encoding(privateKeyEncoding, 'pkcs1') && !('cipher' in (privateKeyEncoding as object));
+}
+
+function sharedPair(options: object): PemPair {
+  const pool = readPool();
+  const index = handedOut;
+  handedOut += 1;
+  if (index < pool.length) return pool[index]!;
+  const pair = generate('rsa', options) as PemPair;
+  if (index === pool.length && pool.length < POOL_SIZE) {
+    mkdirSync(join(POOL, '..'), { recursive: true });
+    const partial = `${POOL}.${process.pid}`;
+    writeFileSync(partial, JSON.stringify([...pool, pair]));
+    renameSync(partial, POOL);
+  }
+  return pair;
+}
+
+(crypto as { generateKeyPairSync: unknown }).generateKeyPairSync = (type: unknown, options: unknown, ...rest: unknown[]) =>
+  isLtijsPlatformKeyRequest(type, options) && rest.length === 0 ? sharedPair(options as object) : (generate as (...args: unknown[]) => unknown)(type, options, ...rest);
