@@ -44,11 +44,21 @@ const webhookDeliveries = counter(
 );
 for (const outcome of ['accepted', 'duplicate', 'unauthorized', 'invalid', 'too_large']) webhookDeliveries.inc({ outcome }, 0);
 
-const responses = counter(
-  'proctor_lti_http_responses_total',
-  'HTTP answers by route group (lti_login, lti_launch, lti_session, lti_api, lti_setup, hosted, webhooks, admin, api, health, metrics, static, sandbox, return, other) and status code (or aborted when the client left first)',
-  ['route', 'status'],
-);
+/** Answers counted since the last scrape, by `route status`: a map entry per answer is cheaper than the counter's label hashing. */
+const responsesSinceScrape = new Map<string, number>();
+new Counter({
+  name: 'proctor_lti_http_responses_total',
+  help: 'HTTP answers by route group (lti_login, lti_launch, lti_session, lti_api, lti_setup, hosted, webhooks, admin, api, health, metrics, static, sandbox, return, other) and status code (or aborted when the client left first)',
+  labelNames: ['route', 'status'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    for (const [key, count] of responsesSinceScrape) {
+      const space = key.indexOf(' ');
+      this.inc({ route: key.slice(0, space), status: key.slice(space + 1) }, count);
+    }
+    responsesSinceScrape.clear();
+  },
+});
 const refusedLaunches = counter('proctor_lti_refused_launches_total', 'LTI logins and launches refused, by reason (the refusal code shown to administrators, e.g. bad_signature, token_expired, nonce_invalid)', ['reason']);
 const rateLimited = counter('proctor_lti_rate_limited_requests_total', 'Requests answered 429 by a per-client rate limit, by limiter (lti-login, lti-launch, lti-register, hosted, admin-sign-in)', ['limiter']);
 
@@ -151,7 +161,8 @@ export function watchDatabasePool(read: () => PoolStats): () => void {
 
 /** One HTTP answer left (or the client went away before it did). */
 export function countResponse(route: string, status: number | 'aborted'): void {
-  responses.inc({ route, status: String(status) });
+  const key = `${route} ${status}`;
+  responsesSinceScrape.set(key, (responsesSinceScrape.get(key) ?? 0) + 1);
 }
 
 /** An LTI message was refused; `reason` is its refusal code (a fixed vocabulary). */
