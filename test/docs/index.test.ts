@@ -5,6 +5,10 @@ import { describe, it } from 'node:test';
 
 const DOCS = 'docs';
 const documents = readdirSync(DOCS).filter((name) => name.endsWith('.md'));
+/** Folders of docs/ keep their own index, which the main one links. */
+const folderIndexes = readdirSync(DOCS, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => `${entry.name}/README.md`);
 const markdownFiles = ['README.md', ...documents.map((name) => join(DOCS, name))];
 
 /** Relative link targets of a Markdown text (inline links; code spans and fenced blocks left out). */
@@ -28,9 +32,9 @@ function anchorsOf(text: string): Set<string> {
 }
 
 describe('the documentation', () => {
-  it('docs/README.md links every document in docs/', () => {
+  it('docs/README.md links every document in docs/, and the index of each folder in it', () => {
     const linked = new Set(linksOf(readFileSync(join(DOCS, 'README.md'), 'utf8')).map((target) => target.split('#')[0]));
-    const missing = documents.filter((name) => name !== 'README.md' && !linked.has(name));
+    const missing = [...documents, ...folderIndexes].filter((name) => name !== 'README.md' && !linked.has(name));
     assert.deepEqual(missing, [], 'add each to the index in docs/README.md');
   });
 
