@@ -53,6 +53,7 @@ import { createCourseNames } from './hosted/course-names.js';
 import { createAccommodationStore } from './exams/accommodations/store.js';
 import { createAccommodationRoutes } from './launches/accommodation-routes.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
+import { RECEIVER_PATH } from './webhooks/subscriptions.js';
 
 import { warnWithoutForwardedFor } from './http/forwarded-check.js';
 import { USER_AGENT } from './user-agent.js';
@@ -153,6 +154,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Sandbox pages (demo LMS, emulator) and the webhook receiver come before the tool's security headers:
   // the sandbox's pages stand in for other sites and use their own inline scripts.
   if (sandbox) app.use('/sandbox', sandbox.router);
+  const limits = createRateLimits(config);
+  app.use(RECEIVER_PATH, limits.webhooks);
   app.use(proctoring.webhooks.router);
   // The tool's pages in the user's language (the sandbox's stay English, above).
   app.use(i18nMiddleware());
@@ -162,7 +165,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   app.get('/favicon.ico', (_req, res) => {
     res.type('image/svg+xml').sendFile(`${ROOT}public/favicon.svg`, { maxAge: '1d' });
   });
-  mountRateLimits(app, config);
+  mountRateLimits(app, limits);
   // The LTI routes first: logins and launches, the busiest requests, pass no other route on the way.
   app.use(createLtiRoutes({ adapter: lti, registrationLinks: createRegistrationLinks(db), tool: toolDescription(config), userAgent: USER_AGENT, allowLoopbackRegistration: config.env !== 'production', logger, refuse }));
   lti.mount(app);
@@ -216,8 +219,7 @@ function configureExpress(app: Application, config: Config, logger: Logger): voi
 }
 
 /** Per-client limits on what anyone may call without a session (src/http/rate-limits.ts). */
-function mountRateLimits(app: Application, config: Config): void {
-  const limits = createRateLimits(config);
+function mountRateLimits(app: Application, limits: ReturnType<typeof createRateLimits>): void {
   app.use(LTI_ROUTES.login, limits.login);
   app.use(LTI_ROUTES.launch, limits.launch);
   app.use(LTI_ROUTES.register, limits.register);

@@ -74,7 +74,7 @@ export interface Config {
   /** Bearer token that `/metrics` requires; undefined: no metrics endpoint (404). */
   metricsToken?: string;
   /** Requests per client address and window on the unauthenticated endpoints (0: no limit); see src/http/rate-limits.ts. */
-  rateLimits: { windowSeconds: number; login: number; launch: number; register: number; hosted: number };
+  rateLimits: { windowSeconds: number; login: number; launch: number; register: number; hosted: number; webhooks: number };
   /** Login states (OIDC logins not yet answered by the LMS) kept at most; past it, new logins get 503. */
   maxPendingLogins: number;
   /** On SIGTERM, how long the replica keeps serving while `/readyz` says 503 (lame duck), before the drain. */
@@ -206,6 +206,7 @@ const envSchema = z.object({
   RATE_LIMIT_LAUNCH: integerIn(0, 1_000_000, 5000),
   RATE_LIMIT_REGISTER: integerIn(0, 1_000_000, 30),
   RATE_LIMIT_HOSTED: integerIn(0, 1_000_000, 5000),
+  RATE_LIMIT_WEBHOOKS: integerIn(0, 1_000_000, 10_000),
   MAX_PENDING_LOGINS: integerIn(100, 10_000_000, 50_000),
   // A balancer that checks every 2 s and takes a server out after 3 failures stops sending within 6 s.
   SHUTDOWN_DELAY_SECONDS: integerIn(0, 600, 10),
@@ -332,6 +333,7 @@ export function loadConfig(env: Env): Config {
       launch: e.RATE_LIMIT_LAUNCH,
       register: e.RATE_LIMIT_REGISTER,
       hosted: e.RATE_LIMIT_HOSTED,
+      webhooks: e.RATE_LIMIT_WEBHOOKS,
     },
     maxPendingLogins: e.MAX_PENDING_LOGINS,
     shutdownDelaySeconds: e.SHUTDOWN_DELAY_SECONDS,

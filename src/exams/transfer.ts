@@ -2,6 +2,7 @@ import type { Database } from '../db/types.js';
 import { createSettingsChangeLog } from './settings/changes.js';
 import { diffSettings, readSettingsDocument, type ExamSettingsDocument } from './settings/document.js';
 import { createExamStore, type ExamStatus } from './store.js';
+import { registeredPlatforms } from '../lti/store/registered-platforms.js';
 import { isRecord, isUuid } from '../values.js';
 import { INITIAL_TOOL_SETTINGS, parseToolSettings, toolSettingChanges, toolSettingsWire, type ExamViolation, type ToolSettingsWire, type ToolSettingValues } from './tool-settings/registry.js';
 import { TOOL_SETTING_GROUPS } from './tool-settings/row.js';
@@ -121,64 +122,128 @@ function keyText(exam: Record<string, unknown>): string {
   return KEY_FIELDS.map((field) => `${field}=${typeof exam[field] === 'string' ? exam[field] : '?'}`).join(' ');
 }
 
-/** Checks a parsed exams file; every exam is checked, so the report lists all refusals at once (pure). */
-export function checkExamsFile(input: unknown): { ok: true; exams: CheckedExam[] } | { ok: false; refusals: ImportRefusal[]; message?: string } {
+/** What checking an exams file has found so far. */
+interface CheckState {
+  refusals: ImportRefusal[];
+  seen: Map<string, number>;
+  documents: Map<number, ExamSettingsDocument>;
+  toolSettings: Map<number, Partial<ToolSettingValues>>;
+  overrides: Map<number, Map<string, AccommodationOverride>>;
+}
+
+type Refused = { ok: false; refusals: ImportRefusal[]; message?: string };
+type CheckedFile = { ok: true; exams: CheckedExam[] } | Refused;
+
+function notAnExamsFile(input: unknown): CheckedFile | undefined {
   if (!isRecord(input) || input.format !== EXPORT_FORMAT || input.version !== EXPORT_VERSION || !Array.isArray(input.exams)) {
     return { ok: false, refusals: [], message: `This is not an exams file of this tool (expected "format": "${EXPORT_FORMAT}", "version": ${EXPORT_VERSION} and an "exams" list).` };
   }
-  const refusals: ImportRefusal[] = [];
-  const seen = new Map<string, number>();
-  const documents = new Map<number, ExamSettingsDocument>();
-  const toolSettings = new Map<number, Partial<ToolSettingValues>>();
-  const overrides = new Map<number, Map<string, AccommodationOverride>>();
-  input.exams.forEach((raw: unknown, index) => {
-    const violations: ExamViolation[] = [];
-    if (!isRecord(raw)) {
-      refusals.push({ index, key: `exam #${index + 1}`, violations: [{ path: '', rule: 'type', message: 'Each exam must be a JSON object.' }] });
-      return;
-    }
-    for (const key of Object.keys(raw)) if (!EXAM_FIELDS.includes(key)) violations.push({ path: key, rule: 'unknown_field', message: `'${key}' is not a field of an exported exam.` });
-    for (const field of KEY_FIELDS) {
-      const value = raw[field];
-      if (typeof value !== 'string' || value.length === 0 || value.length > 255) violations.push({ path: field, rule: 'required', message: `'${field}' must be a non-empty text of at most 255 characters.` });
-    }
-    if (typeof raw.title !== 'string' || raw.title.trim().length === 0 || raw.title.length > 255) violations.push({ path: 'title', rule: 'required', message: "'title' must be a non-empty text of at most 255 characters." });
-    if (raw.status !== 'open' && raw.status !== 'closed') violations.push({ path: 'status', rule: 'enum', message: "'status' must be 'open' or 'closed'." });
-    if (raw.id !== undefined && (typeof raw.id !== 'string' || !isUuid(raw.id))) violations.push({ path: 'id', rule: 'pattern', message: "'id' must be a UUID." });
-    if (raw.settings !== null) {
-      const checked = readSettingsDocument(raw.settings);
-      if (checked.ok) documents.set(index, checked.value);
-      else violations.push(...checked.violations.map((v) => ({ ...v, path: v.path ? `settings.${v.path}` : 'settings' })));
-    }
-    const tool = parseToolSettings(raw);
-    if (tool.ok) toolSettings.set(index, tool.value);
-    else violations.push(...tool.violations);
-    if (raw.accommodations !== undefined) {
-      const accommodations = checkAccommodations(raw.accommodations, documents.get(index));
-      if (accommodations.ok) overrides.set(index, accommodations.value);
-      else violations.push(...accommodations.violations);
-    }
-    const key = keyText(raw);
-    const previous = seen.get(key);
-    if (previous !== undefined) violations.push({ path: 'resource_link_id', rule: 'type', message: `The same exam appears twice in the file (also exam #${previous + 1}).` });
-    seen.set(key, index);
-    if (violations.length > 0) refusals.push({ index, key, violations });
+  return undefined;
+}
+
+const newCheckState = (): CheckState => ({ refusals: [], seen: new Map(), documents: new Map(), toolSettings: new Map(), overrides: new Map() });
+
+function checkExam(raw: unknown, index: number, state: CheckState): void {
+  const violations: ExamViolation[] = [];
+  if (!isRecord(raw)) {
+    state.refusals.push({ index, key: `exam #${index + 1}`, violations: [{ path: '', rule: 'type', message: 'Each exam must be a JSON object.' }] });
+    return;
+  }
+  for (const key of Object.keys(raw)) if (!EXAM_FIELDS.includes(key)) violations.push({ path: key, rule: 'unknown_field', message: `'${key}' is not a field of an exported exam.` });
+  for (const field of KEY_FIELDS) {
+    const value = raw[field];
+    if (typeof value !== 'string' || value.length === 0 || value.length > 255) violations.push({ path: field, rule: 'required', message: `'${field}' must be a non-empty text of at most 255 characters.` });
+  }
+  if (typeof raw.title !== 'string' || raw.title.trim().length === 0 || raw.title.length > 255) violations.push({ path: 'title', rule: 'required', message: "'title' must be a non-empty text of at most 255 characters." });
+  if (raw.status !== 'open' && raw.status !== 'closed') violations.push({ path: 'status', rule: 'enum', message: "'status' must be 'open' or 'closed'." });
+  if (raw.id !== undefined && (typeof raw.id !== 'string' || !isUuid(raw.id))) violations.push({ path: 'id', rule: 'pattern', message: "'id' must be a UUID." });
+  if (raw.settings !== null) {
+    const checked = readSettingsDocument(raw.settings);
+    if (checked.ok) state.documents.set(index, checked.value);
+    else violations.push(...checked.violations.map((v) => ({ ...v, path: v.path ? `settings.${v.path}` : 'settings' })));
+  }
+  const tool = parseToolSettings(raw);
+  if (tool.ok) state.toolSettings.set(index, tool.value);
+  else violations.push(...tool.violations);
+  if (raw.accommodations !== undefined) {
+    const accommodations = checkAccommodations(raw.accommodations, state.documents.get(index));
+    if (accommodations.ok) state.overrides.set(index, accommodations.value);
+    else violations.push(...accommodations.violations);
+  }
+  const key = keyText(raw);
+  const previous = state.seen.get(key);
+  if (previous !== undefined) violations.push({ path: 'resource_link_id', rule: 'type', message: `The same exam appears twice in the file (also exam #${previous + 1}).` });
+  state.seen.set(key, index);
+  if (violations.length > 0) state.refusals.push({ index, key, violations });
+}
+
+function checkedFile(exams: unknown[], state: CheckState): CheckedFile {
+  if (state.refusals.length > 0) return { ok: false, refusals: state.refusals };
+  // Every exam passed the checks: its fields have their exported types.
+  return { ok: true, exams: (exams as ExportedExam[]).map((exam, index): CheckedExam => ({ ...exam, settings: state.documents.get(index) ?? null, toolSettings: state.toolSettings.get(index) ?? {}, accommodations: state.overrides.get(index) })) };
+}
+
+/** Checks a parsed exams file; every exam is checked, so the report lists all refusals at once (pure). */
+export function checkExamsFile(input: unknown): CheckedFile {
+  const refused = notAnExamsFile(input);
+  if (refused || !isRecord(input) || !Array.isArray(input.exams)) return refused ?? { ok: false, refusals: [] };
+  const state = newCheckState();
+  input.exams.forEach((raw: unknown, index) => checkExam(raw, index, state));
+  return checkedFile(input.exams, state);
+}
+
+/**
+ * Exams checked between two turns of the event loop: a large file never holds the process for long. Writing
+ * yields after every exam: the embedded database answers without giving other requests a turn.
+ */
+const EXAMS_PER_TURN = 100;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** `checkExamsFile`, letting other requests run between batches of exams. */
+async function checkExamsFileInTurns(input: unknown): Promise<CheckedFile> {
+  const refused = notAnExamsFile(input);
+  if (refused || !isRecord(input) || !Array.isArray(input.exams)) return refused ?? { ok: false, refusals: [] };
+  const exams: unknown[] = input.exams;
+  const state = newCheckState();
+  for (let index = 0; index < exams.length; index += 1) {
+    if (index > 0 && index % EXAMS_PER_TURN === 0) await nextTurn();
+    checkExam(exams[index], index, state);
+  }
+  return checkedFile(exams, state);
+}
+
+/** Exams of platforms this tool has no registration of would never be launched: refused, naming the platforms. */
+async function unregisteredPlatforms(db: Database, exams: readonly CheckedExam[]): Promise<Refused | undefined> {
+  const registered = new Set((await registeredPlatforms(db)).map((platform) => `${platform.issuer}\0${platform.clientId}`));
+  const missing = new Map<string, number>();
+  for (const exam of exams) {
+    const key = `${exam.issuer}\0${exam.client_id}`;
+    if (!registered.has(key)) missing.set(key, (missing.get(key) ?? 0) + 1);
+  }
+  if (missing.size === 0) return undefined;
+  const names = [...missing].map(([key, count]) => {
+    const [issuer, clientId] = key.split('\0');
+    return `${issuer} (client id ${clientId}, ${count} exam${count === 1 ? '' : 's'})`;
   });
-  if (refusals.length > 0) return { ok: false, refusals };
-  // Every exam passed the checks above: its fields have their exported types.
-  const exams = (input.exams as ExportedExam[]).map((exam, index): CheckedExam => ({ ...exam, settings: documents.get(index) ?? null, toolSettings: toolSettings.get(index) ?? {}, accommodations: overrides.get(index) }));
-  return { ok: true, exams };
+  return {
+    ok: false,
+    refusals: [],
+    message: `Exams of platforms that are not registered in this tool: ${names.join('; ')}. Register each platform first (the console's Platforms page, or proctor-lti platform add), then import the file again.`,
+  };
 }
 
 export async function importExams(db: Database, input: unknown): Promise<ImportResult> {
-  const checked = checkExamsFile(input);
+  const checked = await checkExamsFileInTurns(input);
   if (!checked.ok) return checked;
+  const unregistered = await unregisteredPlatforms(db, checked.exams);
+  if (unregistered) return unregistered;
   return db.transaction(async (tx) => {
     const store = createExamStore(tx);
     const changes = createSettingsChangeLog(tx);
     let created = 0;
     let updated = 0;
-    for (const exam of checked.exams) {
+    for (const [index, exam] of checked.exams.entries()) {
+      if (index > 0) await nextTurn();
       const key = { issuer: exam.issuer, clientId: exam.client_id, deploymentId: exam.deployment_id, contextId: exam.context_id, resourceLinkId: exam.resource_link_id };
       const before = await store.find(key);
       const saved = await store.upsert({ ...key, id: exam.id, title: exam.title, settings: exam.settings, status: exam.status });

@@ -9,8 +9,8 @@ import { localsOf } from './locals.js';
 import { requestLogger } from './request-id.js';
 import { UPLOAD_MAX_BYTES } from './uploads.js';
 
-/** API routes live under /api/ (and /lti/api/ behind the LTI session); hosted endpoints are fetched by scripts. */
-const JSON_PATHS = /^\/(?:lti\/)?api\/|^\/hosted\//;
+/** API routes live under /api/ (and /lti/api/ behind the LTI session); hosted endpoints are fetched by scripts, webhooks sent by a service. */
+const JSON_PATHS = /^\/(?:lti\/)?api\/|^\/hosted\/|^\/webhooks\//;
 
 export const wantsJson = (req: Request): boolean =>
   JSON_PATHS.test(new URL(req.originalUrl, 'http://x').pathname) || (req.accepts(['html', 'json']) === 'json' && !req.accepts('html'));

@@ -16,7 +16,9 @@ import { AppError } from './errors.js';
  * re-logins; 5,000 per endpoint leaves room for that, and the proctoring pages of those students fetch the
  * hosted roster and logo a few times each (5,000). A flood from one address is cut at 5,000 login states per
  * window, and MAX_PENDING_LOGINS bounds what many addresses together can store. Dynamic registration is an
- * administrator's action: 30.
+ * administrator's action: 30. The webhook receiver hears from the proctoring service's few senders, which
+ * deliver a result per attempt as it is computed and again when it is recalculated: 10,000 per window holds a
+ * recalculation of a large exam, and a flood of forgeries (each refused by its signature) is cut there.
  */
 /** IPv6 clients are counted by this prefix: one household or site, which rotates addresses within it at will. */
 export const IPV6_CLIENT_PREFIX = 56;
@@ -78,5 +80,6 @@ export function createRateLimits(config: Pick<Config, 'rateLimits'>) {
     launch: createRateLimiter('lti-launch', { limit: config.rateLimits.launch, windowSeconds }),
     register: createRateLimiter('lti-register', { limit: config.rateLimits.register, windowSeconds }),
     hosted: createRateLimiter('hosted', { limit: config.rateLimits.hosted, windowSeconds }),
+    webhooks: createRateLimiter('webhooks', { limit: config.rateLimits.webhooks, windowSeconds }),
   };
 }

@@ -30,7 +30,7 @@ import { SUPPORTED_LOCALES } from '../../src/i18n/locales.js';
 import { EXAM_SETTINGS_OFF } from '../../src/proctoring/contract.js';
 import { english } from '../../src/proctoring/english.js';
 import { resultsCsv } from '../../src/webhooks/csv.js';
-import { migratedTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { migratedTestDatabase, registeredPlatformRecord, type TestDatabase } from '../helpers/db.js';
 import { settingsDocument } from '../helpers/proctoring.js';
 
 const BASE = { issuer: 'https://lms.example.edu', clientId: 'tool-settings', deploymentId: '1' };
@@ -59,6 +59,7 @@ describe('tool-side exam settings: every row is wired everywhere', () => {
   let changes: SettingsChangeLog;
   before(async () => {
     db = await migratedTestDatabase();
+    await registeredPlatformRecord(db, BASE.issuer, BASE.clientId);
     exams = createExamStore(db);
     changes = createSettingsChangeLog(db);
   });

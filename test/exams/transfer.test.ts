@@ -8,7 +8,7 @@ import { checkExamsFile, exportExams, importExams, type ExamsFile } from '../../
 import { createSettingsChangeLog } from '../../src/exams/settings/changes.js';
 import { applySecurityPreset, SECURITY_PRESETS } from '../../src/exams/settings/presets/security.js';
 import { deriveExamPages } from '../../src/exams/settings/presets/lms.js';
-import { migratedTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { migratedTestDatabase, registeredPlatformRecord, type TestDatabase } from '../helpers/db.js';
 import { runCli } from '../helpers/cli.js';
 
 function settingsFor(quizId: number, presetIndex: number): Record<string, unknown> {
@@ -41,6 +41,7 @@ describe('exams as data: export and import', () => {
   before(async () => {
     source = await migratedTestDatabase();
     target = await migratedTestDatabase();
+    for (const db of [source, target]) await registeredPlatformRecord(db, KEY.issuer, KEY.client_id);
   });
   after(async () => {
     await source.close();
@@ -77,6 +78,7 @@ describe('exams as data: export and import', () => {
     const file = sampleFile();
     file.exams[0]!.availability = { opens_at: '2027-10-31T02:30', closes_at: '2027-11-02T17:00', time_zone: 'Europe/Berlin', practice: true };
     const db = await migratedTestDatabase();
+    await registeredPlatformRecord(db, KEY.issuer, KEY.client_id);
     try {
       assert.deepEqual(await importExams(db, file), { ok: true, created: 3, updated: 0 });
       const midterm = await createExamStore(db).find({ issuer: KEY.issuer, clientId: KEY.client_id, deploymentId: KEY.deployment_id, contextId: 'course-a', resourceLinkId: 'link-1' });
@@ -107,6 +109,7 @@ describe('exams as data: export and import', () => {
       { user_id: other, override: { exempt: true } },
     ];
     const db = await migratedTestDatabase();
+    await registeredPlatformRecord(db, KEY.issuer, KEY.client_id);
     try {
       assert.deepEqual(await importExams(db, file), { ok: true, created: 3, updated: 0 });
       const exported = await exportExams(db);
@@ -135,6 +138,43 @@ describe('exams as data: export and import', () => {
       const notAnId = sampleFile();
       notAnId.exams[0]!.accommodations = [{ user_id: 'María', override: { exempt: true } }];
       assert.equal((await importExams(db, notAnId)).ok, false);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('refuses exams of platforms not registered in this tool, naming them, and imports nothing', async () => {
+    const db = await migratedTestDatabase();
+    try {
+      const file = sampleFile();
+      file.exams.push({ ...file.exams[0]!, issuer: 'https://canvas.example.edu', client_id: '1000', id: undefined, resource_link_id: 'link-9' });
+      await registeredPlatformRecord(db, KEY.issuer, KEY.client_id);
+      const result = await importExams(db, file);
+      assert.ok(!result.ok);
+      assert.match(result.message ?? '', /not registered in this tool: https:\/\/canvas\.example\.edu \(client id 1000, 1 exam\)\. Register each platform first/);
+      assert.equal((await exportExams(db)).exams.length, 0, 'nothing imported');
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('a 3,000-exam import lets other work run: the event loop is never held for long', async () => {
+    const db = await migratedTestDatabase();
+    try {
+      await registeredPlatformRecord(db, KEY.issuer, KEY.client_id);
+      const exams = Array.from({ length: 3000 }, (_, i) => ({ ...KEY, context_id: `course-${i % 50}`, resource_link_id: `link-${i}`, title: `Exam ${i}`, status: 'open' as const, settings: null }));
+      let last = performance.now();
+      let longest = 0;
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        longest = Math.max(longest, now - last);
+        last = now;
+      }, 5);
+      const result = await importExams(db, { ...sampleFile(), exams });
+      clearInterval(ticker);
+      longest = Math.max(longest, performance.now() - last);
+      assert.deepEqual(result, { ok: true, created: 3000, updated: 0 });
+      assert.ok(longest < 1000, `the event loop was held for ${Math.round(longest)} ms at once`);
     } finally {
       await db.close();
     }
@@ -177,6 +217,11 @@ describe('exam export and import on the command line', () => {
     const [a, b] = dirs as [string, string];
     const input = join(a, 'input.json');
     writeFileSync(input, JSON.stringify(sampleFile()));
+    const unregistered = cli(a, 'exam', 'import', input);
+    assert.notEqual(unregistered.status, 0);
+    assert.match(unregistered.stderr, /not registered in this tool: https:\/\/moodle\.example\.edu \(client id client-1, 3 exams\)/);
+    const platform = ['--issuer', KEY.issuer, '--client-id', KEY.client_id, '--auth-url', `${KEY.issuer}/auth`, '--token-url', `${KEY.issuer}/token`, '--jwks-url', `${KEY.issuer}/jwks`, '--deployment-id', '1'];
+    for (const dir of [a, b]) assert.equal(cli(dir, 'platform', 'add', ...platform).status, 0);
     const imported = cli(a, 'exam', 'import', input);
     assert.equal(imported.status, 0, imported.stderr);
     assert.match(imported.stdout, /Imported 3 exams: 3 created, 0 updated/);

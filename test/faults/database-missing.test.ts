@@ -58,7 +58,12 @@ describe('a missing database', { timeout: 90_000, skip: unavailable ? `skipped: 
       assert.ok(posted.headers['retry-after'], 'Retry-After');
       assert.doesNotMatch(posted.text, INTERNALS);
       const ready = await supertest(app.baseUrl).get('/readyz');
-      assert.equal(ready.status, 503);
+      assert.equal((ready.body as { database?: string }).database, 'unavailable', 'readiness reports the database unavailable');
+      const delivery = await supertest(app.baseUrl).post(`/webhooks/proctoring/${'A'.repeat(32)}`).type('json').send({ version: '3', data: {} });
+      assert.equal(delivery.status, 503, 'the webhook receiver says outage, so the service delivers again later');
+      assert.match(String(delivery.headers['content-type']), /application\/json/);
+      assert.equal((delivery.body as { error?: string }).error, 'unavailable');
+      assert.ok(delivery.headers['retry-after']);
     } finally {
       await moveDatabase('tooldb_moved', 'tooldb');
     }

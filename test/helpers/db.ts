@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -110,4 +110,12 @@ function wrap(db: Database, schema: string | undefined, close: () => Promise<voi
     listen: (channel, handlers) => db.listen(channel, handlers),
     close,
   };
+}
+
+/**
+ * A platform registration as the registration store keeps it (issuer and client id, nothing to launch with):
+ * enough for what only asks whether a platform is registered, such as importing its exams.
+ */
+export async function registeredPlatformRecord(db: Queryable, issuer: string, clientId: string): Promise<void> {
+  await db.query("INSERT INTO ltijs_documents (collection, doc) VALUES ('platform', $1)", [JSON.stringify({ platformUrl: issuer, clientId, kid: randomUUID(), name: issuer })]);
 }
