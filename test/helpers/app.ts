@@ -41,7 +41,8 @@ export async function startTestApp(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
-  const config = loadConfig({ NODE_ENV: 'test', PORT: String(port), PUBLIC_URL: baseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env });
+  // No scheduled retention prune in the middle of a test's data (test/retention/ runs it on purpose).
+  const config = loadConfig({ NODE_ENV: 'test', PORT: String(port), PUBLIC_URL: baseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', RETENTION_PRUNE_INTERVAL_MINUTES: '0', ...env });
   const db = options.db ?? (await migratedTestDatabase());
   const tool = await createApp({ config, db, logger: options.logger ?? createLogger(config.logLevel), encryptionKey: TEST_ENCRYPTION_KEY, now: options.now, launchesThroughLtijs: options.launchesThroughLtijs });
   const sessions = new Map<string, string>();
