@@ -7,12 +7,15 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { installationSecret } from '../src/db/app-secrets.js';
+import { createAppSecrets } from '../src/db/app-secrets.js';
+import { createSecretBox } from '../src/secrets/secret-box.js';
 import { openDatabase } from '../src/db/index.js';
 import { migrate } from '../src/db/migrate.js';
 import { createContextStore } from '../src/hosted/contexts.js';
 import { createHostedLinks } from '../src/hosted/links.js';
 import { createLogger } from '../src/logger.js';
+
+const BENCH_ENCRYPTION_KEY = 'bench-encryption-key-0123456789-abcdefghijklmnop';
 
 const { values } = parseArgs({
   options: {
@@ -50,7 +53,8 @@ async function main(): Promise<void> {
   const config = loadConfig({ NODE_ENV: 'development', PORT: String(port), PUBLIC_URL: baseUrl, LOG_LEVEL: 'silent', ROSTER_CACHE_SECONDS: '600' });
   const db = await openDatabase({ dataDir: 'memory' });
   await migrate(db);
-  const tool = await createApp({ config, db, logger: createLogger('silent'), encryptionKey: 'bench-encryption-key-0123456789-abcdefghijklmnop' });
+  const tool = await createApp({ config, db, logger: createLogger('silent'), encryptionKey: BENCH_ENCRYPTION_KEY });
+  const installationSecret = async (database: typeof db, name: 'pseudonyms' | 'hosted-links') => (await createAppSecrets(database, createSecretBox([BENCH_ENCRYPTION_KEY])).versions(name))[0]!.value;
   server.on('request', tool.app);
   try {
     const demo = tool.sandbox?.demoLms;

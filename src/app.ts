@@ -2,7 +2,6 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express, type Application, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { createAdminConsole } from './admin/index.js';
 import { createAuditLog } from './admin/audit.js';
-import { installationSecret } from './db/app-secrets.js';
 import type { Database } from './db/types.js';
 import { toolUrl, type Config } from './config.js';
 import { createAttemptStore } from './exams/attempts.js';
@@ -42,9 +41,12 @@ import { createRegistrationLinks } from './lti/registration-links.js';
 import { createLtiRoutes } from './lti/routes.js';
 import type { Logger } from './logger.js';
 import { watchChanges } from './db/change-notices.js';
-import { deriveExamTag, deriveSectionId } from './lti/identifiers.js';
+import { deriveExamTag, deriveSectionId, type PseudonymSecret } from './lti/identifiers.js';
 import { createAccountClients, type AccountClients } from './proctoring/account-clients.js';
 import { createAccountStore, type ProctoringAccountStore } from './proctoring/accounts.js';
+import { createAppSecrets } from './db/app-secrets.js';
+import { verifyEncryptionKeys } from './lti/encryption-check.js';
+import { loadPseudonymKeys } from './lti/pseudonym-keys.js';
 import { createSecretBox, type SecretBox } from './secrets/secret-box.js';
 import type { Sandbox } from './sandbox/index.js';
 import { DEFAULT_ACCOUNT_REF, proctoringAccounts } from './webhooks/accounts.js';
@@ -124,7 +126,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   initI18n();
   const encryptionKeys = [deps.encryptionKey, ...(deps.olderEncryptionKeys ?? [])];
   const baseUrl = toolUrl(config, '');
-  const secret = await installationSecret(db, 'pseudonyms');
+  // A replica whose ENCRYPTION_KEY does not open this database's data stops here, before it serves anything.
+  await verifyEncryptionKeys(db, encryptionKeys);
+  const secretBox = createSecretBox(encryptionKeys);
+  const appSecrets = createAppSecrets(db, secretBox);
+  const secret = await loadPseudonymKeys(db, appSecrets, logger);
   // Changes other processes make to platforms, accounts and settings reach this process's caches at once.
   const stopWatchingChanges = watchChanges(db, logger);
   const handleError = errorHandler(logger, [refusalAnswer(logger)]);
@@ -132,9 +138,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const exams = createExamStore(db);
   const institutions = createInstitutionSettingsStore(db);
   const sandbox = config.sandbox ? await (await import('./sandbox/index.js')).createSandbox({ baseUrl, lti, exams, institutions, logger }) : undefined;
-  const proctoring = await createProctoring({ config, db, logger, baseUrl, secret, secretBox: createSecretBox(encryptionKeys), sandbox });
-  const csrf = createCsrf({ secret: deps.encryptionKey, secure: config.publicUrl.protocol === 'https:', sessionIdOf: (req) => lti.sessionIdOf(req) });
-  const hostedLinks = createHostedLinks({ baseUrl, secret: await installationSecret(db, 'hosted-links') });
+  const proctoring = await createProctoring({ config, db, logger, baseUrl, secret, secretBox, sandbox });
+  const csrf = createCsrf({ secret: encryptionKeys, secure: config.publicUrl.protocol === 'https:', sessionIdOf: (req) => lti.sessionIdOf(req) });
+  const hostedLinks = createHostedLinks({ baseUrl, keys: (fresh) => appSecrets.versions('hosted-links', fresh) });
   const hosted = createHostedEndpoints({ db, config, lti, exams, institutions, links: hostedLinks, pseudonymSecret: secret, logger });
   const features = { exams, institutions, hosted, hostedLinks, csrf, lmsPresets: createLmsPresetCatalog(sandbox?.lmsPresets) };
   const launchLog = createLaunchLog(db);
@@ -174,7 +180,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   app.use(hosted.router);
   app.get('/metrics', metricsRoute(config.metricsToken));
   // The admin console (its own headers: never framed, SameSite=Strict cookies).
-  app.use('/admin', createAdminConsole({ config, db, lti, logger, secret: deps.encryptionKey, refusedRegistrations, platformActivity, institutions, contexts: hosted.contexts, accounts: proctoring.accounts, accountClients: proctoring.accountClients, webhooks: proctoring.webhooks.subscriptions }).router);
+  app.use('/admin', createAdminConsole({ config, db, lti, logger, secret: encryptionKeys, refusedRegistrations, platformActivity, institutions, contexts: hosted.contexts, accounts: proctoring.accounts, accountClients: proctoring.accountClients, webhooks: proctoring.webhooks.subscriptions, pseudonyms: secret }).router);
   app.use(createHealthRoutes(db));
   app.get('/', (req, res) => {
     res.render('home', { title: translatorOf(req, res).t('common:home.title'), sandbox: Boolean(sandbox), canvasConfigUrl: toolUrl(config, LTI_ROUTES.canvasConfig) });
@@ -231,7 +237,7 @@ interface ProctoringDeps {
   db: Database;
   logger: Logger;
   baseUrl: string;
-  secret: string;
+  secret: PseudonymSecret;
   secretBox: SecretBox;
   sandbox: Sandbox | undefined;
 }
@@ -274,7 +280,7 @@ interface SessionRoutesDeps {
   db: Database;
   logger: Logger;
   lti: LtiAdapter;
-  secret: string;
+  secret: PseudonymSecret;
   proctoring: Proctoring;
   exams: ReturnType<typeof createExamStore>;
   institutions: ReturnType<typeof createInstitutionSettingsStore>;

@@ -12,6 +12,7 @@ import { createDrain } from './http/graceful-shutdown.js';
 import { serverTimeoutOptions } from './http/server-timeouts.js';
 import { createLogger } from './logger.js';
 import { buildInfo } from './version.js';
+import { EncryptionKeyError } from './db/app-secrets.js';
 
 /** After a forced drain, how long the launch records of answered launches may take to be written before the exit. */
 const FORCED_RELEASE_MS = 2000;
@@ -72,7 +73,12 @@ async function main(): Promise<void> {
   }
 
   const [encryptionKey = '', ...olderEncryptionKeys] = encryptionKeysOf(config);
-  const tool = await createApp({ config, db, logger, encryptionKey, olderEncryptionKeys });
+  const tool = await createApp({ config, db, logger, encryptionKey, olderEncryptionKeys }).catch((error: unknown) => {
+    if (!(error instanceof EncryptionKeyError)) throw error;
+    logger.fatal({ reason: error.message }, 'wrong encryption key: not starting');
+    console.error(`Cannot start: ${error.message}`);
+    return process.exit(1);
+  });
   const server = createServer(serverTimeoutOptions(config.http), (req, res) => {
     // Load balancers stop sending new requests to a replica that is shutting down.
     if (drain.draining && req.url === '/readyz') {

@@ -21,8 +21,8 @@ export const ADMIN_BASE = '/admin';
 const ADMIN_SIGN_IN_LIMITER = 'admin-sign-in';
 
 export interface AdminConsoleDeps extends AdminServices {
-  /** Server secret (ENCRYPTION_KEY): signs the session cookie and CSRF tokens. */
-  secret: string;
+  /** Server secret (ENCRYPTION_KEY's keys, newest first): the newest signs the session cookie and CSRF tokens, each verifies them. */
+  secret: string | readonly string[];
   pages?: readonly AdminPageModule[];
   sessionLimits?: AdminSessionLimits;
   signInLimits?: SignInLimits;
@@ -86,6 +86,7 @@ function createConsoleContext(deps: AdminConsoleDeps, audit: AuditLog, csrf: Csr
     accounts: deps.accounts,
     accountClients: deps.accountClients,
     webhooks: deps.webhooks,
+    pseudonyms: deps.pseudonyms,
     loggerOf: (req) => requestLogger(deps.logger, req),
     toolUrl: (path) => toolUrl(config, path),
     render(req, res, view, locals = {}) {
@@ -125,12 +126,13 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
   const audit = createAuditLog(db);
   const sessions = createAdminSessionStore(db, deps.sessionLimits ?? DEFAULT_SESSION_LIMITS);
   const pages = [...(deps.pages ?? ADMIN_PAGES)];
+  const secrets = typeof deps.secret === 'string' ? [deps.secret] : deps.secret;
   // Changing ADMIN_PASSWORD invalidates every signed cookie.
-  const cookieSecret = createHash('sha256').update(`admin-session\0${deps.secret}\0${config.adminPassword ?? ''}`).digest('base64url');
+  const cookieSecrets = secrets.map((secret) => createHash('sha256').update(`admin-session\0${secret}\0${config.adminPassword ?? ''}`).digest('base64url'));
   const sessionCookie = `${secure ? '__Host-' : ''}proctor.admin`;
   const cookieOptions = { httpOnly: true, sameSite: 'strict' as const, secure, path: '/', signed: true };
   const csrf = createCsrf({
-    secret: `admin-csrf\0${deps.secret}`,
+    secret: secrets.map((secret) => `admin-csrf\0${secret}`),
     secure,
     sessionIdOf: (req) => (req.res?.locals.adminSession as AdminSession | undefined)?.idHash ?? '',
     cookie: { name: 'proctor.admin-csrf', sameSite: 'strict' },
@@ -141,7 +143,7 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
   const router = express.Router();
   router.use(consoleHeaders(secure));
 
-  router.use(cookieParser(cookieSecret));
+  router.use(cookieParser(cookieSecrets));
   const adminPassword = config.adminPassword;
   if (!adminPassword) {
     router.use((req, res) => {

@@ -10,6 +10,7 @@ import type { RefusedRegistrations } from '../lti/refused-registrations.js';
 import type { AccountClients } from '../proctoring/account-clients.js';
 import type { ProctoringAccountStore } from '../proctoring/accounts.js';
 import type { SubscriptionService } from '../webhooks/subscriptions.js';
+import type { PseudonymSecret } from '../lti/identifiers.js';
 import type { AuditEntryInput, AuditLog } from './audit.js';
 import type { SignInLockouts } from './sign-in-limits.js';
 
@@ -47,6 +48,8 @@ export interface AdminServices {
   accountClients: Pick<AccountClients, 'testConnection'>;
   /** Webhook subscriptions of every proctoring account, and the deliveries that matched no attempt. */
   webhooks: SubscriptionService;
+  /** The pseudonym keys the ids sent to the proctoring service are derived with (a platform move recomputes section ids). */
+  pseudonyms: PseudonymSecret;
 }
 
 /** A page logs through `loggerOf(req)`, so that its lines carry the request's id. */

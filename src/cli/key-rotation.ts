@@ -1,6 +1,7 @@
 import type { Database } from '../db/types.js';
 import { reencryptLtijsDocuments } from '../lti/store/ltijs-store.js';
 import { resealAccounts } from '../proctoring/accounts.js';
+import { resealAppSecrets } from '../db/app-secrets.js';
 import { createSecretBox } from '../secrets/secret-box.js';
 
 export interface RotationResult {
@@ -8,6 +9,8 @@ export interface RotationResult {
   ltijsDocuments: number;
   /** Proctoring accounts whose credentials were re-sealed. */
   proctoringAccounts: number;
+  /** Installation secrets (and the encryption check value) re-sealed. */
+  appSecrets: number;
 }
 
 /**
@@ -19,5 +22,6 @@ export async function reencryptWithNewestKey(db: Database, keys: readonly string
   return db.transaction(async (tx) => ({
     ltijsDocuments: await reencryptLtijsDocuments(tx, keys),
     proctoringAccounts: await resealAccounts(tx, box),
+    appSecrets: await resealAppSecrets(tx, box),
   }));
 }

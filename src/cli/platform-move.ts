@@ -21,11 +21,11 @@ export function addPlatformMoveCommand(platform: Command, withDatabase: WithData
     .option('--deployment <old=new>', 'which deployment id of the new registration takes an old one (repeat for several)', mapping, {})
     .option('--dry-run', 'say what would move, and change nothing')
     .action(async (options: { fromIssuer: string; fromClientId: string; toIssuer: string; toClientId: string; deployment: Record<string, string>; dryRun?: boolean }) => {
-      await withDatabase(async ({ db }) => {
-        const [{ movePlatform, moveAuditEntry }, { installationSecret }] = await Promise.all([import('../platforms/move.js'), import('../db/app-secrets.js')]);
+      await withDatabase(async ({ db, config }) => {
+        const [{ movePlatform, moveAuditEntry }, { openPseudonymKeys }] = await Promise.all([import('../platforms/move.js'), import('../lti/pseudonym-keys.js')]);
         const from = { issuer: options.fromIssuer, clientId: options.fromClientId };
         const to = { issuer: options.toIssuer, clientId: options.toClientId };
-        const plan = await movePlatform(db, { from, to, deployments: options.deployment }, { pseudonymSecret: await installationSecret(db, 'pseudonyms'), dryRun: options.dryRun });
+        const plan = await movePlatform(db, { from, to, deployments: options.deployment }, { pseudonymSecret: await openPseudonymKeys(db, config), dryRun: options.dryRun });
         const lines = [
           `${plan.exams} exam(s)${plan.placeholdersReplaced > 0 ? `, replacing ${plan.placeholdersReplaced} empty exam(s) the new registration had created` : ''}`,
           `${plan.courses} course(s)`,

@@ -14,6 +14,7 @@ const COMMAND_GROUPS: Record<string, AddCommands> = {
   exam: async (program, runtime) => (await import('./exam.js')).addExamCommands(program, runtime.withDatabase),
   account: async (program, runtime) => (await import('./accounts.js')).addAccountCommands(program, runtime.withDatabase, runtime.withAccountClients),
   encryption: async (program, runtime) => (await import('./encryption.js')).addEncryptionCommands(program, runtime.withDatabase),
+  secrets: async (program, runtime) => (await import('./secrets.js')).addSecretCommands(program, runtime.withDatabase),
   webhooks: async (program, runtime) => (await import('./webhooks.js')).addWebhookCommands(program, runtime.withWebhooks),
   audit: async (program, runtime) => (await import('./audit-log.js')).addAuditCommand(program, runtime.withDatabase),
   admin: async (program, runtime) => (await import('./admin.js')).addAdminCommands(program, runtime.withDatabase),
@@ -21,7 +22,7 @@ const COMMAND_GROUPS: Record<string, AddCommands> = {
   retention: async (program, runtime) => (await import('./retention.js')).addRetentionCommands(program, runtime.withDatabase),
 };
 
-/** Administrator commands: `proctor-lti platform|institution|exam|account|encryption|webhooks|audit|admin|migrate|retention …`. */
+/** Administrator commands: `proctor-lti platform|institution|exam|account|encryption|secrets|webhooks|audit|admin|migrate|retention …`. */
 export async function buildCli(runtime: CliRuntime, argv: readonly string[] = []): Promise<Command> {
   const program = new Command('proctor-lti')
     .description('Administration of the proctor-lti LTI tool')

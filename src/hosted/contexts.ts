@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/types.js';
-import { deriveSectionId } from '../lti/identifiers.js';
+import { deriveSectionId, type PseudonymSecret } from '../lti/identifiers.js';
 
 /** The LTI context (course) behind a derived section_id, as last seen in a launch. */
 export interface LtiContextRecord {
@@ -73,7 +73,7 @@ const toRecord = (row: Row): LtiContextRecord => ({
 const REMEMBERED_MS = 60_000;
 const MAX_REMEMBERED = 10_000;
 
-export function createContextStore(db: Queryable, options: { pseudonymSecret: string }): ContextStore {
+export function createContextStore(db: Queryable, options: { pseudonymSecret: PseudonymSecret }): ContextStore {
   const remembered = new Map<string, { fingerprint: string; until: number }>();
   return {
     async remember(launch) {

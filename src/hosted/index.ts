@@ -4,7 +4,7 @@ import type { Queryable } from '../db/types.js';
 import type { ExamStore } from '../exams/store.js';
 import type { InstitutionSettingsStore } from '../institution/settings.js';
 import type { Logger } from '../logger.js';
-import { deriveExamTag, deriveUserId } from '../lti/identifiers.js';
+import { deriveExamTag, deriveUserId, type PseudonymSecret } from '../lti/identifiers.js';
 import type { LtiAdapter } from '../lti/provider.js';
 import { createContextStore, type ContextStore } from './contexts.js';
 import type { HostedLinks } from './links.js';
@@ -28,8 +28,8 @@ export function createHostedEndpoints(deps: {
   exams: Pick<ExamStore, 'listByContext'>;
   institutions: Pick<InstitutionSettingsStore, 'findByKey'>;
   links: HostedLinks;
-  /** installationSecret(db, 'pseudonyms'): the secret launches derive user_id, exam_tag and section_id with. */
-  pseudonymSecret: string;
+  /** The pseudonym keys (lti/pseudonym-keys.ts) launches derive user_id, exam_tag and section_id with. */
+  pseudonymSecret: PseudonymSecret;
   logger: Logger;
 }): HostedEndpoints {
   const contexts = createContextStore(deps.db, { pseudonymSecret: deps.pseudonymSecret });

@@ -13,8 +13,8 @@ export interface Csrf {
 }
 
 export interface CsrfOptions {
-  /** Server secret the tokens are signed with. */
-  secret: string;
+  /** Server secret the tokens are signed with; a list (newest first) during a key rotation: the newest signs, each verifies. */
+  secret: string | readonly string[];
   /** https: the cookie is `__Host-`, Secure and SameSite=None (the tool is framed by the LMS). */
   secure: boolean;
   /** The identifier of the session the request belongs to (the LTI session token); '' when none. */
@@ -32,7 +32,7 @@ const CSRF_FIELD = z.object({ _csrf: z.string() });
  */
 export function createCsrf(options: CsrfOptions): Csrf {
   const { generateCsrfToken, doubleCsrfProtection } = doubleCsrf({
-    getSecret: () => options.secret,
+    getSecret: () => (typeof options.secret === 'string' ? options.secret : [...options.secret]),
     getSessionIdentifier: (req) => createHash('sha256').update(options.sessionIdOf(req)).digest('base64url'),
     cookieName: `${options.secure ? '__Host-' : ''}${options.cookie?.name ?? 'proctor.csrf'}`,
     cookieOptions: { sameSite: options.cookie?.sameSite ?? (options.secure ? 'none' : 'lax'), secure: options.secure, path: '/', httpOnly: true },

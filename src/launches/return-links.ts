@@ -10,12 +10,18 @@ function signature(secret: string, attemptId: string, outcome: ReturnOutcome): s
   return createHmac('sha256', secret).update(`return\n${attemptId}\n${outcome}`).digest('base64url').slice(0, 32);
 }
 
-export function returnLink(baseUrl: string, secret: string, attemptId: string, outcome: ReturnOutcome): string {
-  return `${baseUrl}/return/${attemptId}/${outcome}?sig=${signature(secret, attemptId, outcome)}`;
+/** The pseudonym key, or its versions: the newest signs, each verifies (links outlive a key rotation). */
+export type ReturnLinkSecret = string | { readonly newest: string; readonly all: readonly string[] };
+
+export function returnLink(baseUrl: string, secret: ReturnLinkSecret, attemptId: string, outcome: ReturnOutcome): string {
+  const newest = typeof secret === 'string' ? secret : secret.newest;
+  return `${baseUrl}/return/${attemptId}/${outcome}?sig=${signature(newest, attemptId, outcome)}`;
 }
 
-export function verifyReturnLink(secret: string, attemptId: string, outcome: ReturnOutcome, sig: string): boolean {
-  const expected = Buffer.from(signature(secret, attemptId, outcome));
+export function verifyReturnLink(secret: ReturnLinkSecret, attemptId: string, outcome: ReturnOutcome, sig: string): boolean {
   const given = Buffer.from(sig);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return (typeof secret === 'string' ? [secret] : secret.all).some((candidate) => {
+    const expected = Buffer.from(signature(candidate, attemptId, outcome));
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  });
 }

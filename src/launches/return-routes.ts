@@ -3,7 +3,7 @@ import type { AttemptStore } from '../exams/attempts.js';
 import type { ExamStore } from '../exams/store.js';
 import { AppError, NotFoundError } from '../http/errors.js';
 import { redirectOf } from './requests.js';
-import { verifyReturnLink, type ReturnOutcome } from './return-links.js';
+import { verifyReturnLink, type ReturnLinkSecret, type ReturnOutcome } from './return-links.js';
 import { isUuid } from '../values.js';
 import { translatorOf } from '../i18n/middleware.js';
 
@@ -14,7 +14,7 @@ import { translatorOf } from '../i18n/middleware.js';
  * back to the LMS's return URL from the launch (default), a "you may close this window" page, or a
  * web address of the instructor's choice. A second visit changes nothing but forwards again.
  */
-export function createReturnRoutes(deps: { attempts: AttemptStore; exams: Pick<ExamStore, 'get'>; secret: string }): Router {
+export function createReturnRoutes(deps: { attempts: AttemptStore; exams: Pick<ExamStore, 'get'>; secret: ReturnLinkSecret }): Router {
   const router = express.Router();
   router.get('/return/:attemptId/:outcome', async (req, res) => {
     const { attemptId, outcome } = req.params;

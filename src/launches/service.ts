@@ -4,7 +4,7 @@ import type { HostedLinks } from '../hosted/links.js';
 import { AppError, NotFoundError } from '../http/errors.js';
 import type { InstitutionSettings, InstitutionSettingsStore } from '../institution/settings.js';
 import type { LtiLaunch } from '../lti/claims.js';
-import { deriveUserId } from '../lti/identifiers.js';
+import { deriveUserId, type PseudonymSecret } from '../lti/identifiers.js';
 import { decideLaunchTarget, type LaunchTarget, type RoleDecision, type RoleReason } from '../lti/roles.js';
 import { decideRoles } from '../institution/role-policy.js';
 import { roleRefusalWording } from '../lti/role-words.js';
@@ -64,7 +64,7 @@ export interface LaunchServiceDeps {
    */
   examResults?: (exam: Exam, query: ResultsQuery, logger?: Logger) => Promise<ExamResults>;
   /** Per-installation secret behind the pseudonymous ids and the signed return links. */
-  pseudonymSecret: string;
+  pseudonymSecret: PseudonymSecret;
   /** Base URL of the tool (no trailing slash), for return links. */
   baseUrl: string;
   /** Per-student overrides of an exam (accommodations); without them every student gets the exam's settings. */

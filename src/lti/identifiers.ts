@@ -5,12 +5,28 @@ import { createHash, createHmac } from 'node:crypto';
 type Purpose = 'user_id' | 'exam_tag' | 'section_id';
 
 /**
+ * The installation's pseudonym key, or its versions (lti/pseudonym-keys.ts): an issuer's ids are always
+ * derived with the version that issuer is bound to, so a new key changes no existing id.
+ */
+export type PseudonymSecret = string | PseudonymKeyring;
+
+export interface PseudonymKeyring {
+  /** The key `issuer`'s ids are derived with: its bound version, else the newest. */
+  secretFor(issuer: string): string;
+  /** The newest key (signs return links). */
+  readonly newest: string;
+  /** Every kept key, newest first (return links signed with any of them verify). */
+  readonly all: readonly string[];
+}
+
+/**
  * HMAC-SHA256 keyed by the installation's secret over a JSON array: the purpose label separates the
  * kinds of id, and JSON quoting keeps ('a', 'bc') apart from ('ab', 'c'). JSON.stringify escapes lone
  * surrogates, so two different strings never encode to the same bytes (UTF-8 would turn both '\uD800'
  * and '\uFFFD' into EF BF BD).
  */
-function digest(secret: string, purpose: Purpose, parts: readonly string[]): Buffer {
+function digest(pseudonymSecret: PseudonymSecret, purpose: Purpose, parts: readonly [issuer: string, ...rest: string[]]): Buffer {
+  const secret = typeof pseudonymSecret === 'string' ? pseudonymSecret : pseudonymSecret.secretFor(parts[0]);
   if (secret.length === 0) throw new RangeError('the pseudonym secret is empty');
   return createHmac('sha256', secret).update(JSON.stringify([purpose, ...parts]), 'utf8').digest();
 }
@@ -22,7 +38,7 @@ function digest(secret: string, purpose: Purpose, parts: readonly string[]): Buf
  * Keyed, not a UUIDv5: Moodle's `sub` is the sequential numeric user id, so a UUIDv5 of (issuer, sub)
  * could be recomputed by anyone for every user of a site, undoing the pseudonym.
  */
-export function deriveUserId(secret: string, issuer: string, sub: string): string {
+export function deriveUserId(secret: PseudonymSecret, issuer: string, sub: string): string {
   const bytes = digest(secret, 'user_id', [issuer, sub]).subarray(0, 16);
   bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80;
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
@@ -31,12 +47,12 @@ export function deriveUserId(secret: string, issuer: string, sub: string): strin
 }
 
 /** The exam_tag of one resource link: `ex-` and 26 base32 characters (130 bits), never a reserved word. */
-export function deriveExamTag(secret: string, issuer: string, deploymentId: string, resourceLinkId: string): string {
+export function deriveExamTag(secret: PseudonymSecret, issuer: string, deploymentId: string, resourceLinkId: string): string {
   return `ex-${base32(digest(secret, 'exam_tag', [issuer, deploymentId, resourceLinkId])).slice(0, 26)}`;
 }
 
 /** The section_id of one LTI context (course): `sec-` and 26 base32 characters. */
-export function deriveSectionId(secret: string, issuer: string, deploymentId: string, contextId: string): string {
+export function deriveSectionId(secret: PseudonymSecret, issuer: string, deploymentId: string, contextId: string): string {
   return `sec-${base32(digest(secret, 'section_id', [issuer, deploymentId, contextId])).slice(0, 26)}`;
 }
 

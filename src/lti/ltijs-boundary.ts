@@ -67,6 +67,22 @@ function importedSecret(key: unknown): unknown {
 
 const patchedJwt = new WeakSet<object>();
 
+/** During a key rotation: ENCRYPTION_KEY's older keys by its newest, which ltijs verifies its session tokens with. */
+const olderSigningKeys = new Map<string, readonly string[]>();
+
+/**
+ * ltijs verifies a session token (ltik) with its one ENCRYPTION_KEY: a token another replica signed with a key
+ * this one lists after its newest must verify too, or a rolling key rotation ends open sessions.
+ */
+export function acceptOlderSigningKeys(newest: string, older: readonly string[]): void {
+  if (older.length > 0) olderSigningKeys.set(newest, [...older]);
+  else olderSigningKeys.delete(newest);
+}
+
+function isBadSignature(error: unknown): boolean {
+  return error instanceof Error && error.name === 'JsonWebTokenError' && error.message === 'invalid signature';
+}
+
 /**
  * ltijs signs and verifies its session token (ltik) with its ENCRYPTIONKEY as a string. jsonwebtoken 9 first
  * tries every string as a PEM key (createPrivateKey / createPublicKey), which throws, and only then makes a
@@ -80,7 +96,18 @@ export function importSecretKeysOnce(jwt: Jsonwebtoken = ltijsJsonwebtoken()): v
     return sign.call(this, payload, importedSecret(key), ...rest);
   };
   jwt.verify = function (this: unknown, token, key, ...rest) {
-    return verify.call(this, token, importedSecret(key), ...rest);
+    const older = typeof key === 'string' ? olderSigningKeys.get(key) : undefined;
+    if (!older || rest.some((argument) => typeof argument === 'function')) return verify.call(this, token, importedSecret(key), ...rest);
+    let firstError: unknown;
+    for (const candidate of [key, ...older]) {
+      try {
+        return verify.call(this, token, importedSecret(candidate), ...rest);
+      } catch (error) {
+        if (!isBadSignature(error)) throw error;
+        firstError ??= error;
+      }
+    }
+    throw firstError;
   };
   patchedJwt.add(jwt);
 }

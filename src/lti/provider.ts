@@ -11,7 +11,7 @@ import { CLAIM, launchClaimsSchema, toLaunch, withoutPersonalClaims, type LtiLau
 import type { DeepLinkingResponse, LtiResourceLinkItem } from './deep-linking.js';
 import { createDeploymentStore, type DeploymentStore } from './deployments.js';
 import { LoginCapacityError, LtiRefusal, refusalFromLtijsMessage, type LtiRefusalCode } from './errors.js';
-import { cookieAttributes, forwardRejections, importSecretKeysOnce, ltijsJsonwebtoken, ltijsLoginRequest, ltijsUrlFormat, onStateCookie, replaceLtijsErrorAnswers, replaceTokenValidation, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
+import { acceptOlderSigningKeys, cookieAttributes, forwardRejections, importSecretKeysOnce, ltijsJsonwebtoken, ltijsLoginRequest, ltijsUrlFormat, onStateCookie, replaceLtijsErrorAnswers, replaceTokenValidation, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
 import { createLoginStateStore, type LoginStateStore } from './login-states.js';
 import { holdOpenedSession, LTIJS_LAUNCH_PATH, ltijsSessionOf, openedSessionOf, type LtijsSession } from './ltijs-session.js';
 import { secureRandomBytes } from './secure-random.js';
@@ -321,6 +321,10 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
   };
 
   const checkSession = sessionChecks({ sessionMaxAgeSeconds: options.sessionMaxAgeSeconds, refuse });
+  // The newest key signs cookies and session tokens; every listed key verifies them (a rolling key rotation).
+  const signingKeys = [options.encryptionKey, ...(options.olderEncryptionKeys ?? [])];
+  acceptOlderSigningKeys(options.encryptionKey, options.olderEncryptionKeys ?? []);
+  const parseCookies = cookieParser(signingKeys);
 
   const store = createStore(db, options, loginStates);
   setUpLtijs(lti, options, store, checkSession);
@@ -395,8 +399,8 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
   lti.onDeepLinking(launched(true));
   const directLaunch = options.launchesThroughLtijs
     ? undefined
-    : directLaunchRoute({ encryptionKey: options.encryptionKey, publicUrl: options.publicUrl, store, refuse, launched: launched(false) });
-  const directLogin = options.launchesThroughLtijs ? undefined : directLoginRoute(lti, options);
+    : directLaunchRoute({ encryptionKey: options.encryptionKey, parseCookies, publicUrl: options.publicUrl, store, refuse, launched: launched(false) });
+  const directLogin = options.launchesThroughLtijs ? undefined : directLoginRoute(lti, options, parseCookies);
 
   // Fails here, with a non-zero exit from the caller, rather than inside ltijs's deploy() which exits 0.
   await options.db.ping();
@@ -433,7 +437,8 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     mount(app) {
       if (directLogin) app.all(LTI_ROUTES.login, ...directLogin);
       if (directLaunch) app.post(LTI_ROUTES.launch, ...directLaunch);
-      app.use('/lti', lti.app);
+      // ltijs's own cookie parser knows only its one key; it leaves cookies another parser has read alone.
+      app.use('/lti', parseCookies, lti.app);
     },
     sessionRouter,
     deployments,
@@ -474,6 +479,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
  */
 function directLaunchRoute(deps: {
   encryptionKey: string;
+  parseCookies: RequestHandler;
   publicUrl: URL;
   store: ReturnType<typeof createStore>;
   refuse: LtiHandlers['refuse'];
@@ -529,7 +535,7 @@ function directLaunchRoute(deps: {
       openSession(req, res, next, context, held, idToken, state).catch(next);
     });
   };
-  return [cookieParser(encryptionKey), answer];
+  return [deps.parseCookies, answer];
 }
 
 /**
@@ -540,7 +546,7 @@ function directLaunchRoute(deps: {
  * request (ltijs's builder, wrapped to bind the nonce) and the same redirect; everything else (an unregistered
  * or inactive platform, a refusal, a session token) goes on to ltijs's route.
  */
-function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, 'encryptionKey' | 'publicUrl' | 'fail'>): RequestHandler[] {
+function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, 'publicUrl' | 'fail'>, parseCookies: RequestHandler): RequestHandler[] {
   const formatUrl = ltijsUrlFormat();
   const secure = options.publicUrl.protocol === 'https:';
   const stateCookie: CookieOptions = { ...ltijsCookieOptions(secure), maxAge: LOGIN_MAX_AGE_SECONDS * 1000 };
@@ -574,7 +580,7 @@ function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, '
       redirectToPlatform(res, next, context, params as Record<string, string | undefined>, iss, clientId).catch((error: unknown) => options.fail(context.failure ?? error, req, res));
     });
   };
-  return [cookieParser(options.encryptionKey), answer];
+  return [parseCookies, answer];
 }
 
 function isResourceLinkRequest(idToken: string): boolean {

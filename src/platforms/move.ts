@@ -1,6 +1,6 @@
 import { clearReadCaches } from '../db/read-cache.js';
 import type { Database, Queryable } from '../db/types.js';
-import { deriveSectionId, platformKey } from '../lti/identifiers.js';
+import { deriveSectionId, platformKey, type PseudonymSecret } from '../lti/identifiers.js';
 import { isRegisteredPlatform } from '../lti/store/registered-platforms.js';
 
 /**
@@ -56,7 +56,7 @@ class DryRun extends Error {
  * Moves everything of `from` to `to`, or throws MoveRefusedError having changed nothing. `dryRun` does the
  * whole move and rolls it back: the plan it returns is exactly what a real move would do.
  */
-export async function movePlatform(db: Database, request: MoveRequest, options: { pseudonymSecret: string; dryRun?: boolean }): Promise<MovePlan> {
+export async function movePlatform(db: Database, request: MoveRequest, options: { pseudonymSecret: PseudonymSecret; dryRun?: boolean }): Promise<MovePlan> {
   try {
     return await db.transaction(async (tx) => {
       const plan = await moveIn(tx, request, options.pseudonymSecret);
@@ -72,7 +72,7 @@ export async function movePlatform(db: Database, request: MoveRequest, options: 
   }
 }
 
-async function moveIn(tx: Queryable, { from, to, deployments: given = {} }: MoveRequest, secret: string): Promise<MovePlan> {
+async function moveIn(tx: Queryable, { from, to, deployments: given = {} }: MoveRequest, secret: PseudonymSecret): Promise<MovePlan> {
   const problems: string[] = [];
   if (same(from, to)) throw new MoveRefusedError(['the old and the new registration are the same']);
   if (!(await isRegisteredPlatform(tx, to.issuer, to.clientId))) {
@@ -205,7 +205,7 @@ async function moveKeyed(tx: Queryable, table: string, deleteSql: string, update
  * Courses: the section_id of a course is derived from issuer and deployment id, so it is derived again. A course
  * the new registration has already seen keeps its newer row (and roster state); the old row goes.
  */
-async function moveContexts(tx: Queryable, from: PlatformRef, to: PlatformRef, mapping: Record<string, string>, secret: string): Promise<number> {
+async function moveContexts(tx: Queryable, from: PlatformRef, to: PlatformRef, mapping: Record<string, string>, secret: PseudonymSecret): Promise<number> {
   const { rows } = await tx.query<{ section_id: string; deployment_id: string; context_id: string }>(
     'SELECT section_id, deployment_id, context_id FROM lti_contexts WHERE issuer = $1 AND client_id = $2 FOR UPDATE',
     [from.issuer, from.clientId],

@@ -14,6 +14,10 @@ export interface SecretBox {
   open(sealed: string): string;
   /** Whether the newest key sealed it (false: `seal(open(value))` moves it to the newest key). */
   isCurrent(sealed: string): boolean;
+  /** The ids of the listed keys, newest first: they name a key in messages without revealing it. */
+  readonly keyIds: readonly string[];
+  /** The id of the key that sealed a value; undefined when it is not a sealed value. */
+  keyIdOf(sealed: string): string | undefined;
 }
 
 export class SecretBoxError extends Error {
@@ -73,6 +77,14 @@ export function createSecretBox(keys: readonly string[]): SecretBox {
     },
     isCurrent(sealed) {
       return parts(sealed)[0] === newest.id;
+    },
+    keyIds: derived.map((entry) => entry.id),
+    keyIdOf(sealed) {
+      try {
+        return parts(sealed)[0];
+      } catch {
+        return undefined;
+      }
     },
   };
 }

@@ -5,6 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { LtijsStore } from '../../src/lti/store/ltijs-store.js';
 import { createAccountStore } from '../../src/proctoring/accounts.js';
 import { reencryptWithNewestKey } from '../../src/cli/key-rotation.js';
+import { createAppSecrets, EncryptionKeyError } from '../../src/db/app-secrets.js';
+import { verifyEncryptionKeys } from '../../src/lti/encryption-check.js';
 import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { migratedTestDatabase, type TestDatabase } from '../helpers/db.js';
 
@@ -33,6 +35,10 @@ describe('encryption key rotation', () => {
     await old.store.Insert(OLD, 'publickey', { key: 'PUBLIC KEY A' }, { kid: 'a' });
     await old.store.Insert(false, 'platform', { platformUrl: 'https://lms.example.edu', clientId: 'c', kid: 'a' });
     await createAccountStore(db, createSecretBox([OLD])).create({ id: 'eu', name: 'EU', region: 'EU', baseUrl: 'https://eu.example.com', apiKey: 'eu-api-key-000042' });
+    await verifyEncryptionKeys(db, [OLD]);
+    const [pseudonymKey] = await createAppSecrets(db, createSecretBox([OLD])).versions('pseudonyms');
+    await assert.rejects(verifyEncryptionKeys(db, [NEW]), EncryptionKeyError, 'the new key alone is refused before the re-encryption');
+    await verifyEncryptionKeys(db, [NEW, OLD]);
 
     // Before: the new key alone opens nothing, "new,old" opens everything (new writes use the new key).
     await assert.rejects((await ltijsStore(NEW)).get('a'), /none of the encryption keys/);
@@ -43,7 +49,7 @@ describe('encryption key rotation', () => {
     assert.deepEqual((await accountsDuring.target('eu'))?.credentials, { apiKey: 'eu-api-key-000042' });
 
     const result = await reencryptWithNewestKey(db, [NEW, OLD]);
-    assert.deepEqual(result, { ltijsDocuments: 3, proctoringAccounts: 1 });
+    assert.deepEqual(result, { ltijsDocuments: 3, proctoringAccounts: 1, appSecrets: 2 }, 'the pseudonym key and the check value');
 
     const after = await ltijsStore(NEW);
     assert.deepEqual(await after.get('a'), { key: 'PRIVATE KEY A' });
@@ -52,7 +58,10 @@ describe('encryption key rotation', () => {
     assert.deepEqual(after.first(await after.store.Get(false, 'platform', { clientId: 'c' }))?.kid, 'a', 'clear documents untouched');
     assert.deepEqual((await createAccountStore(db, createSecretBox([NEW])).target('eu'))?.credentials, { apiKey: 'eu-api-key-000042' });
     await assert.rejects((await ltijsStore(OLD)).get('a'), /none of the encryption keys/, 'the old key no longer opens anything');
+    await verifyEncryptionKeys(db, [NEW]);
+    assert.deepEqual((await createAppSecrets(db, createSecretBox([NEW])).versions('pseudonyms', true))[0], pseudonymKey, 'the pseudonym key keeps its value');
+    await assert.rejects(verifyEncryptionKeys(db, [OLD]), /ENCRYPTION_KEY does not open the data of this database/, 'the old key alone is refused afterwards');
 
-    assert.deepEqual(await reencryptWithNewestKey(db, [NEW]), { ltijsDocuments: 3, proctoringAccounts: 0 }, 'idempotent');
+    assert.deepEqual(await reencryptWithNewestKey(db, [NEW]), { ltijsDocuments: 3, proctoringAccounts: 0, appSecrets: 0 }, 'idempotent');
   });
 });

@@ -41,6 +41,7 @@ describe('admin sign-in lockout across instances on one database', () => {
         platformActivity: createPlatformActivity(db),
         institutions: createInstitutionSettingsStore(db),
         contexts: createContextStore(db, { pseudonymSecret: 'unused' }),
+        pseudonyms: 'unused',
         accounts: app.tool.accounts,
         accountClients: app.tool.accountClients,
         webhooks: app.tool.webhooks.subscriptions,

@@ -48,6 +48,7 @@ describe('admin sign-in throttling against address rotation', () => {
         platformActivity: createPlatformActivity(app.db),
         institutions: createInstitutionSettingsStore(app.db),
         contexts: createContextStore(app.db, { pseudonymSecret: 'unused' }),
+        pseudonyms: 'unused',
         accounts: app.tool.accounts,
         accountClients: app.tool.accountClients,
         webhooks: app.tool.webhooks.subscriptions,

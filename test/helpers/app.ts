@@ -6,6 +6,9 @@ import { decodeJwt } from 'jose';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
+import type { Database } from '../../src/db/types.js';
+import { createAppSecrets, type AppSecretName } from '../../src/db/app-secrets.js';
+import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { migratedTestDatabase, type TestDatabase } from './db.js';
 import './shared-rsa-keys.js';
 
@@ -88,4 +91,11 @@ export function capturedLog(): { logger: Logger; lines: string[]; entries(): Rec
     },
   });
   return { logger: createLogger('trace', sink), lines, entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+}
+
+/** The newest version of an installation secret of a test app's database (sealed with TEST_ENCRYPTION_KEY). */
+export async function installationSecret(db: Database, name: AppSecretName, keys: readonly string[] = [TEST_ENCRYPTION_KEY]): Promise<string> {
+  const [newest] = await createAppSecrets(db, createSecretBox(keys)).versions(name);
+  if (!newest) throw new Error(`no installation secret ${name}`);
+  return newest.value;
 }

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT } from 'jose';
-import { installationSecret } from '../../src/db/app-secrets.js';
 import { createContextStore } from '../../src/hosted/contexts.js';
 import { createHostedLinks } from '../../src/hosted/links.js';
 import type { TestApp } from './app.js';
+import { installationSecret } from './app.js';
 
 /** A 1×1 PNG. */
 export const PNG_1PX = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');

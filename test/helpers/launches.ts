@@ -6,7 +6,6 @@ import cookieParser from 'cookie-parser';
 import express from 'express';
 import type { JWTPayload } from 'jose';
 import supertest from 'supertest';
-import { installationSecret } from '../../src/db/app-secrets.js';
 import { createHostedLinks, HOSTED_ROUTES } from '../../src/hosted/links.js';
 import { createCsrf } from '../../src/http/csrf.js';
 import { createInstitutionSettingsStore, type InstitutionSettingsInput } from '../../src/institution/settings.js';
@@ -14,7 +13,7 @@ import { deriveExamTag, deriveSectionId, deriveUserId } from '../../src/lti/iden
 import { returnLink } from '../../src/launches/return-links.js';
 import type { LoginInput } from '../../src/sandbox/demo-lms/index.js';
 import type { ReceivedRequest } from '../../src/sandbox/emulator/index.js';
-import { TEST_ENCRYPTION_KEY, type TestApp } from './app.js';
+import { TEST_ENCRYPTION_KEY, type TestApp, installationSecret } from './app.js';
 import { assertNoSessionInLocation, authorize, followSessionContinue, postIdToken } from './lti-flow.js';
 import { invalidateReadCaches } from '../../src/db/read-cache.js';
 

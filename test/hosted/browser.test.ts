@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
-import { installationSecret } from '../../src/db/app-secrets.js';
 import { createHostedLinks, type HostedLinks } from '../../src/hosted/links.js';
 import { createLogoStore } from '../../src/hosted/logos.js';
 import { deriveSectionId, platformKey } from '../../src/lti/identifiers.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, installationSecret } from '../helpers/app.js';
 import { withBrowser } from '../helpers/browser.js';
 import { launch } from '../helpers/lti-flow.js';
 import { SANDBOX_API_KEY } from '../helpers/hosted.js';

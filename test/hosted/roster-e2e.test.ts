@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import supertest from 'supertest';
-import { installationSecret } from '../../src/db/app-secrets.js';
 import { createContextStore } from '../../src/hosted/contexts.js';
 import { createLogoStore } from '../../src/hosted/logos.js';
 import { createInstitutionSettingsStore } from '../../src/institution/settings.js';
@@ -10,7 +9,7 @@ import { createHostedLinks, HOSTED_LINK_MARGIN_SECONDS, type HostedLinks } from 
 import { createExamStore } from '../../src/exams/store.js';
 import { deriveExamTag, deriveSectionId, deriveUserId, platformKey } from '../../src/lti/identifiers.js';
 import type { DemoLms } from '../../src/sandbox/demo-lms/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, installationSecret } from '../helpers/app.js';
 import { launch } from '../helpers/lti-flow.js';
 import { PNG_1PX, signHostedToken, startStub } from '../helpers/hosted.js';
 

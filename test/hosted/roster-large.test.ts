@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
-import { installationSecret } from '../../src/db/app-secrets.js';
 import { createHostedLinks } from '../../src/hosted/links.js';
 import { deriveSectionId, deriveUserId } from '../../src/lti/identifiers.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, installationSecret } from '../helpers/app.js';
 import { launch } from '../helpers/lti-flow.js';
 
 describe('hosted roster: a course of 10,000', () => {

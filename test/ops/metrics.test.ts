@@ -4,11 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import express from 'express';
 import supertest from 'supertest';
 import { metricsRoute } from '../../src/http/metrics-route.js';
-import { installationSecret } from '../../src/db/app-secrets.js';
 import { createHostedLinks } from '../../src/hosted/links.js';
 import { deriveSectionId } from '../../src/lti/identifiers.js';
 import { countWebhookDelivery } from '../../src/metrics.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, installationSecret } from '../helpers/app.js';
 import { emulator, launchAs } from '../helpers/launches.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';

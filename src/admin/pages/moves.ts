@@ -1,7 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { parseBody, parseQuery, textField } from '../../http/request-input.js';
-import { installationSecret } from '../../db/app-secrets.js';
 import { platformKey } from '../../lti/identifiers.js';
 import type { FieldProblem } from '../../lti/platform-input.js';
 import type { PlatformSummary } from '../../lti/provider.js';
@@ -52,7 +51,7 @@ interface Preview {
 
 async function preview(context: AdminContext, from: PlatformSummary, to: PlatformSummary, deployments: Record<string, string>, dryRun: boolean): Promise<Preview> {
   try {
-    const plan = await movePlatform(context.db, { from, to, deployments }, { pseudonymSecret: await installationSecret(context.db, 'pseudonyms'), dryRun });
+    const plan = await movePlatform(context.db, { from, to, deployments }, { pseudonymSecret: context.pseudonyms, dryRun });
     return { plan, refusals: [] };
   } catch (error) {
     if (error instanceof MoveRefusedError) return { refusals: error.problems };

@@ -7,7 +7,7 @@ import { roleReasonWording } from '../../lti/role-words.js';
 import type { Csrf } from '../../http/csrf.js';
 import type { LtiLaunch } from '../../lti/claims.js';
 import { examResourceLink, type DeepLinkingResponse, type LtiResourceLinkItem } from '../../lti/deep-linking.js';
-import { deriveUserId } from '../../lti/identifiers.js';
+import { deriveUserId, type PseudonymSecret } from '../../lti/identifiers.js';
 import type { RolePolicy } from '../../institution/role-policy.js';
 import type { RoleDecision } from '../../lti/roles.js';
 import type { Violation } from '../../proctoring/contract.js';
@@ -29,7 +29,7 @@ export interface DeepLinkingDeps {
   /** Role decisions with the institution's settings (src/institution/role-policy.ts). */
   decide: RolePolicy;
   csrf: Csrf;
-  pseudonymSecret: string;
+  pseudonymSecret: PseudonymSecret;
   /** The exam-page presets this installation offers. */
   lmsPresets: LmsPresetCatalog;
   /** The tool's launch URL (target of the returned resource link). */

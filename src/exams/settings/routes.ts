@@ -1,5 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { deriveUserId } from '../../lti/identifiers.js';
+import { deriveUserId, type PseudonymSecret } from '../../lti/identifiers.js';
 import type { LtiLaunch } from '../../lti/claims.js';
 import type { RolePolicy } from '../../institution/role-policy.js';
 import type { RoleDecision } from '../../lti/roles.js';
@@ -47,7 +47,7 @@ export interface SettingsRoutesDeps {
   service: ExamSettingsService;
   csrf: Csrf;
   /** Per-installation secret of the pseudonymous user ids (who changed what). */
-  pseudonymSecret: string;
+  pseudonymSecret: PseudonymSecret;
   /** The exam-page presets this installation offers. */
   lmsPresets: LmsPresetCatalog;
   /** The course's names (Names and Roles, read when the page is built), for who changed what and whose accommodation. */

@@ -391,6 +391,26 @@ function decryptWithAnyKey(data: string, iv: string, keys: readonly string[]): s
 }
 
 /**
+ * Whether one of `keys` decrypts the tool's private LTI keys (ltijs's `privatekey` documents): undefined when
+ * there is none yet.
+ */
+export async function opensLtijsDocuments(db: Queryable, keys: readonly string[]): Promise<boolean | undefined> {
+  const { rows } = await db.query<{ iv: string; data: string }>(
+    `SELECT doc->>'iv' AS iv, doc->>'data' AS data FROM ${TABLE}
+     WHERE collection = 'privatekey' AND jsonb_typeof(doc->'iv') = 'string' AND jsonb_typeof(doc->'data') = 'string'
+     ORDER BY id LIMIT 1`,
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  try {
+    decryptWithAnyKey(row.data, row.iv, keys);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Re-encrypts every encrypted ltijs document with `keys[0]` (the newest key), reading it with any of `keys`.
  * Run inside one transaction by the key-rotation command; returns how many documents were rewritten.
  */

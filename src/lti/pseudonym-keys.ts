@@ -1,0 +1,101 @@
+import { readGeneration } from '../db/read-cache.js';
+import type { Database } from '../db/types.js';
+import type { Logger } from '../logger.js';
+import { encryptionKeysOf } from '../dev-encryption-key.js';
+import { createAppSecrets, type AppSecrets, type AppSecretVersion } from '../db/app-secrets.js';
+import { createSecretBox } from '../secrets/secret-box.js';
+import { verifyEncryptionKeys } from './encryption-check.js';
+import type { PseudonymKeyring } from './identifiers.js';
+
+/**
+ * The pseudonym keys (app secret `pseudonyms`, every version) and which one derives each issuer's ids. The
+ * ids sent to the proctoring service must never change for a person, an exam or a course: an issuer stays
+ * bound to the key version its ids were first derived with (table `pseudonym_bindings`). A rotation first
+ * binds every issuer the tool knows to the version in use, then adds a new one, which only issuers seen
+ * afterwards use. Retiring older versions is therefore never offered for this secret.
+ */
+export type PseudonymKeys = PseudonymKeyring;
+
+interface Loaded {
+  versions: AppSecretVersion[];
+  bindings: Map<string, number>;
+}
+
+async function load(db: Database, secrets: AppSecrets): Promise<Loaded> {
+  const [versions, bound] = await Promise.all([secrets.versions('pseudonyms'), db.query<{ issuer: string; version: number }>('SELECT issuer, version FROM pseudonym_bindings')]);
+  return { versions, bindings: new Map(bound.rows.map((row) => [row.issuer, row.version])) };
+}
+
+/**
+ * Reads the keys and bindings once; a change another process makes (a rotation) is read again in the
+ * background once its change notice arrives, while the keys read so far keep serving.
+ */
+export async function loadPseudonymKeys(db: Database, secrets: AppSecrets, logger?: Pick<Logger, 'warn'>): Promise<PseudonymKeys> {
+  let current = await load(db, secrets);
+  let generation = readGeneration();
+  let reloading = false;
+  const refresh = () => {
+    if (reloading || generation === readGeneration()) return;
+    reloading = true;
+    const seen = readGeneration();
+    load(db, secrets)
+      .then((loaded) => {
+        current = loaded;
+        generation = seen;
+      })
+      .catch((error: unknown) => logger?.warn({ err: error }, 'could not read the pseudonym keys again: the ones read before stay in use'))
+      .finally(() => {
+        reloading = false;
+      });
+  };
+  const newestOf = () => current.versions[0] as AppSecretVersion;
+  return {
+    secretFor(issuer) {
+      refresh();
+      const bound = current.bindings.get(issuer);
+      const version = bound === undefined ? undefined : current.versions.find((entry) => entry.version === bound);
+      return (version ?? newestOf()).value;
+    },
+    get newest() {
+      refresh();
+      return newestOf().value;
+    },
+    get all() {
+      refresh();
+      return current.versions.map((entry) => entry.value);
+    },
+  };
+}
+
+/** Every issuer the tool holds data of: registered platforms, deployments, exams, courses and attempts' launches. */
+const KNOWN_ISSUERS = `
+  SELECT doc->>'platformUrl' AS issuer FROM ltijs_documents WHERE collection = 'platform' AND doc->>'platformUrl' IS NOT NULL
+  UNION SELECT issuer FROM lti_deployments
+  UNION SELECT issuer FROM exams
+  UNION SELECT issuer FROM lti_contexts
+  UNION SELECT issuer FROM launch_log`;
+
+/**
+ * A new pseudonym key: every known issuer without a binding is first bound to the version its ids are derived
+ * with now (the newest), in the same transaction. Returns the new version and how many issuers were bound.
+ */
+export async function rotatePseudonymKey(secrets: AppSecrets): Promise<{ version: number; bound: number }> {
+  await secrets.versions('pseudonyms');
+  let bound = 0;
+  const version = await secrets.rotate('pseudonyms', async (tx) => {
+    const { rowCount } = await tx.query(
+      `INSERT INTO pseudonym_bindings (issuer, version)
+       SELECT issuer, (SELECT max(version) FROM app_secrets WHERE name = 'pseudonyms') FROM (${KNOWN_ISSUERS}) known WHERE issuer IS NOT NULL
+       ON CONFLICT (issuer) DO NOTHING`,
+    );
+    bound = rowCount;
+  });
+  return { version, bound };
+}
+
+/** The pseudonym keys for a command: ENCRYPTION_KEY (or the development key) checked first. */
+export async function openPseudonymKeys(db: Database, config: { encryptionKeys: readonly string[]; database: { dataDir: string } }): Promise<PseudonymKeys> {
+  const keys = encryptionKeysOf(config);
+  await verifyEncryptionKeys(db, keys);
+  return loadPseudonymKeys(db, createAppSecrets(db, createSecretBox(keys)));
+}
