@@ -57,7 +57,7 @@ export function addAccountCommands(program: Command, withDatabase: WithDatabase,
     .action(async (options: { json?: boolean }) => {
       await withDatabase(async ({ db, config }) => {
         const { createAccountStore } = await import('../proctoring/accounts.js');
-        const store = createAccountStore(db, await secretBoxOf(config));
+        const store = createAccountStore(db, await secretBoxOf(config, db));
         const [accounts, assignments] = await Promise.all([store.list(), store.assignments()]);
         if (options.json) {
           out(JSON.stringify({ accounts, platforms: assignments }, null, 2));
@@ -76,7 +76,7 @@ export function addAccountCommands(program: Command, withDatabase: WithDatabase,
       const fields = await fieldsOf(options);
       await withDatabase(async ({ db, config }) => {
         const { createAccountStore } = await import('../proctoring/accounts.js');
-        const created = await createAccountStore(db, await secretBoxOf(config)).create({ id: options.id, ...fields });
+        const created = await createAccountStore(db, await secretBoxOf(config, db)).create({ id: options.id, ...fields });
         await recordChange(db, {
           action: 'account.add',
           target: created.id,
@@ -97,7 +97,7 @@ export function addAccountCommands(program: Command, withDatabase: WithDatabase,
       const fields = await fieldsOf(options);
       await withDatabase(async ({ db, config }) => {
         const { createAccountStore } = await import('../proctoring/accounts.js');
-        const store = createAccountStore(db, await secretBoxOf(config));
+        const store = createAccountStore(db, await secretBoxOf(config, db));
         const before = await store.get(id);
         const updated = await store.update(id, fields);
         const changes: Array<{ field: string; old?: string; new?: string }> = (['name', 'region', 'baseUrl'] as const)
@@ -116,7 +116,7 @@ export function addAccountCommands(program: Command, withDatabase: WithDatabase,
     .action(async (id: string) => {
       await withDatabase(async ({ db, config }) => {
         const { createAccountStore } = await import('../proctoring/accounts.js');
-        const removed = await createAccountStore(db, await secretBoxOf(config)).remove(id);
+        const removed = await createAccountStore(db, await secretBoxOf(config, db)).remove(id);
         if (!removed) {
           err(`There is no account '${id}'.`);
           fail();
@@ -137,7 +137,7 @@ export function addAccountCommands(program: Command, withDatabase: WithDatabase,
       await withDatabase(async ({ db, config }) => {
         const [{ createAccountStore }, { requireRegisteredPlatform }] = await Promise.all([import('../proctoring/accounts.js'), import('./validation.js')]);
         await requireRegisteredPlatform(db, options.issuer, options.clientId);
-        const { previous } = await createAccountStore(db, await secretBoxOf(config)).assign(options, options.account);
+        const { previous } = await createAccountStore(db, await secretBoxOf(config, db)).assign(options, options.account);
         await recordChange(db, { action: 'platform.account', target: platformLabel(options.issuer, options.clientId), changes: [{ field: 'account', old: previous, new: options.account }] });
         out(`${platformLabel(options.issuer, options.clientId)} now uses the account ${options.account} (was ${previous}); its next launch goes there.`);
       });
@@ -160,8 +160,15 @@ export function addAccountCommands(program: Command, withDatabase: WithDatabase,
     });
 }
 
-async function secretBoxOf(config: Context['config']) {
-  const [{ createSecretBox }, { encryptionKeysOf }] = await Promise.all([import('../secrets/secret-box.js'), import('../dev-encryption-key.js')]);
-  return createSecretBox(encryptionKeysOf(config));
+/** The accounts' sealing box, once ENCRYPTION_KEY is known to open this database's data (nothing sealed with a wrong key). */
+async function secretBoxOf(config: Context['config'], db: Context['db']) {
+  const [{ createSecretBox }, { encryptionKeysOf }, { verifyEncryptionKeys }] = await Promise.all([
+    import('../secrets/secret-box.js'),
+    import('../dev-encryption-key.js'),
+    import('../lti/encryption-check.js'),
+  ]);
+  const keys = encryptionKeysOf(config);
+  await verifyEncryptionKeys(db, keys);
+  return createSecretBox(keys);
 }
 

@@ -55,11 +55,14 @@ export function localRuntime(config: Config): CliRuntime {
   };
   const withLti: WithLti = (work) =>
     withDatabase(async (context) => {
-      const [{ encryptionKeysOf }, { createLogger }, { createConfiguredLtiAdapter }] = await Promise.all([
+      const [{ encryptionKeysOf }, { createLogger }, { createConfiguredLtiAdapter }, { verifyEncryptionKeys }] = await Promise.all([
         import('../dev-encryption-key.js'),
         import('../logger.js'),
         import('../lti/configured-adapter.js'),
+        import('../lti/encryption-check.js'),
       ]);
+      // Nothing is read or written with a key that does not open this database's data.
+      await verifyEncryptionKeys(context.db, encryptionKeysOf(config));
       const lti = await createConfiguredLtiAdapter({ config, db: context.db, logger: createLogger('silent'), encryptionKeys: encryptionKeysOf(config) });
       try {
         return await work(lti, context);
@@ -69,13 +72,15 @@ export function localRuntime(config: Config): CliRuntime {
     });
   const withAccountClients: WithAccountClients = (work) =>
     withDatabase(async (context) => {
-      const [{ USER_AGENT }, { encryptionKeysOf }, { createSecretBox }, { createAccountStore }, { createAccountClients }] = await Promise.all([
+      const [{ USER_AGENT }, { encryptionKeysOf }, { createSecretBox }, { createAccountStore }, { createAccountClients }, { verifyEncryptionKeys }] = await Promise.all([
         import('../user-agent.js'),
         import('../dev-encryption-key.js'),
         import('../secrets/secret-box.js'),
         import('../proctoring/accounts.js'),
         import('../proctoring/account-clients.js'),
+        import('../lti/encryption-check.js'),
       ]);
+      await verifyEncryptionKeys(context.db, encryptionKeysOf(config));
       const clients = createAccountClients({
         accounts: createAccountStore(context.db, createSecretBox(encryptionKeysOf(config))),
         defaultTarget: await defaultTargetOf(config),
