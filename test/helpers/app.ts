@@ -38,7 +38,7 @@ export const TEST_ENCRYPTION_KEY = 'test-encryption-key-0123456789-abcdefghijklm
 export async function startTestApp(
   env: Record<string, string> = {},
   /** `tls`: serve https with this key and certificate (PUBLIC_URL then is https://127.0.0.1:PORT). */
-  options: { logger?: Logger; tls?: { key: string; cert: string }; db?: TestDatabase; now?: () => Date; launchesThroughLtijs?: boolean } = {},
+  options: { logger?: Logger; tls?: { key: string; cert: string }; db?: TestDatabase; now?: () => Date; launchesThroughLtijs?: boolean; olderEncryptionKeys?: string[] } = {},
 ): Promise<TestApp> {
   const server: Server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert }) : createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,7 +47,7 @@ export async function startTestApp(
   // No scheduled retention prune in the middle of a test's data (test/retention/ runs it on purpose).
   const config = loadConfig({ NODE_ENV: 'test', PORT: String(port), PUBLIC_URL: baseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', RETENTION_PRUNE_INTERVAL_MINUTES: '0', ...env });
   const db = options.db ?? (await migratedTestDatabase());
-  const tool = await createApp({ config, db, logger: options.logger ?? createLogger(config.logLevel), encryptionKey: TEST_ENCRYPTION_KEY, now: options.now, launchesThroughLtijs: options.launchesThroughLtijs });
+  const tool = await createApp({ config, db, logger: options.logger ?? createLogger(config.logLevel), encryptionKey: TEST_ENCRYPTION_KEY, olderEncryptionKeys: options.olderEncryptionKeys, now: options.now, launchesThroughLtijs: options.launchesThroughLtijs });
   const sessions = new Map<string, string>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     // Express keeps an existing res.locals: the session token ltijs puts there is read once answered.
