@@ -15,6 +15,7 @@ import { createAdminSessionStore, DEFAULT_SESSION_LIMITS, type AdminSession, typ
 import { consoleForms, signInForm } from './bodies.js';
 import { createSignInGuard, createSignInLockouts, DEFAULT_SIGN_IN_LIMITS, EVERYONE, type SignInLimits, type SignInLock } from './sign-in-limits.js';
 import { clientKeyOf } from '../http/rate-limits.js';
+import { dataForPage } from '../text/control-characters.js';
 
 export const ADMIN_BASE = '/admin';
 /** The sign-in lock-out as a rate limiter of `proctor_lti_rate_limited_requests_total`. */
@@ -104,7 +105,8 @@ function createConsoleContext(deps: AdminConsoleDeps, audit: AuditLog, csrf: Csr
         signedIn: Boolean(res.locals.adminSession),
         navigation: navigation.map((item) => ({ ...item, current: item.href === ADMIN_BASE ? path === ADMIN_BASE : path.startsWith(item.href) })),
         done: typeof req.query.done === 'string' ? req.query.done : undefined,
-        ...locals,
+        // Pages show what LMSs sent (course titles, platform names, issuers): no control character reaches the browser raw.
+        ...dataForPage(locals),
       });
     },
     actorOf: (req) => ({ actor: 'admin', source: 'console', remoteAddress: req.ip }),

@@ -29,3 +29,26 @@ const NOT_ESCAPED_BY_JSON = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 export function jsonForTerminal(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(NOT_ESCAPED_BY_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** The same characters without the line breaks and tabs that multi-line text keeps. */
+// eslint-disable-next-line no-control-regex
+const HIDDEN_IN_PAGES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text safe to show on a page: controls and bidi overrides written as visible escapes, line breaks and tabs kept. */
+export function forPage(text: string): string {
+  return text.replace(HIDDEN_IN_PAGES, escapeOne);
+}
+
+/**
+ * `forPage` applied to every string inside plain data (arrays and plain objects, a few levels deep): what a
+ * page shows of data others chose (an LMS's course titles, platform names, refused issuers). Other objects
+ * (dates, class instances, functions) are left as they are.
+ */
+export function dataForPage<T>(value: T, depth = 8): T {
+  if (typeof value === 'string') return forPage(value) as T;
+  if (depth <= 0 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item: unknown) => dataForPage(item, depth - 1)) as T;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, dataForPage(item, depth - 1)])) as T;
+}

@@ -47,6 +47,14 @@ describe('admin console: operations pages', () => {
     assert.match(page.text, /status-bad">2</);
   });
 
+  it('shows LMS data without its raw control characters: escapes instead of terminal codes and bidi overrides', async () => {
+    await app.db.query(`INSERT INTO lti_contexts (section_id, issuer, client_id, deployment_id, context_id, title) VALUES ('s-controls', 'https://lms.example', 'c', 'd', 'course-controls', $1)`, ['Evil\u001b[2J\u202eesruoC\u0007']);
+    const page = await admin.agent.get('/admin/roster').expect(200);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(page.text, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    assert.ok(page.text.includes('Evil\\x1b[2J\\u{202e}esruoC\\x07'), 'shown as visible escapes');
+  });
+
   it('exports every exam and imports them back, all or nothing', async () => {
     const list = await admin.agent.get('/admin/exams').expect(200);
     const file = await exportExams(app.db);
