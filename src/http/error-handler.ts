@@ -85,7 +85,7 @@ export function errorHandler(logger: Logger, ownAnswers: readonly OwnAnswer[] = 
     const showAdmin = localsOf(res).showAdminDetail === true;
     // Errors raised before the language was chosen (e.g. in the sandbox's routes) still get a page in one.
     const reader = translatorOf(req, res);
-    const text = localizedText(appError, reader);
+    const text = localizedText(appError, reader, showAdmin);
     const adminMessage = showAdmin ? (appError.options.adminText?.(reader) ?? appError.options.adminMessage) : undefined;
     res.status(appError.status).set('Cache-Control', 'no-store');
     if (appError.status === 503) res.set('Retry-After', String(RETRY_AFTER_SECONDS));
@@ -110,8 +110,8 @@ export function errorHandler(logger: Logger, ownAnswers: readonly OwnAnswer[] = 
 }
 
 /** An error's title and message in the response's language, when the error names its messages. */
-function localizedText(error: AppError, translator: Translator): { title: string; message: string } {
-  const key = error.options.messageKey;
+function localizedText(error: AppError, translator: Translator, staff: boolean): { title: string; message: string } {
+  const key = (staff ? error.options.staffMessageKey : undefined) ?? error.options.messageKey;
   if (!key) return { title: error.title, message: error.publicMessage };
   return { title: translator.t(`${key}.title`), message: translator.t(`${key}.message`, error.options.messageValues) };
 }

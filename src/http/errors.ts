@@ -42,6 +42,8 @@ export interface AppErrorOptions {
    * it, people see the English `title` and `publicMessage`.
    */
   messageKey?: string;
+  /** Like `messageKey`, for readers who see the cause (staff): their title and message say who fixes it, and where. */
+  staffMessageKey?: string;
   messageValues?: MessageValues;
   /** Safe, structured detail for API clients (e.g. the violations of a rejected settings document). */
   details?: Record<string, unknown>;

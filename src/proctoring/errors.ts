@@ -174,6 +174,24 @@ export class ProctoringUnauthorized extends ProctoringError {
     );
     this.name = 'ProctoringUnauthorized';
   }
+
+  /** The account is refused: a retry cannot help, so the page says who fixes it instead of "try again". */
+  override toAppError(): AppError {
+    const where = wording('causes:proctoring.fixInConsole');
+    return new AppError(
+      502,
+      `upstream_${this.code}`,
+      'The proctoring account is not set up correctly',
+      'This proctored exam cannot start until the proctoring account is corrected; trying again will not help. Please tell your instructor, who can ask the LMS administrator to fix it. Nothing has been lost.',
+      {
+        adminText: (t) => `${this.adminText(t)} ${where(t)}`,
+        adminMessage: this.adminMessage,
+        cause: this,
+        messageKey: 'common:errors.upstreamConfiguration',
+        staffMessageKey: 'common:errors.upstreamConfigurationStaff',
+      },
+    );
+  }
 }
 
 /** No answer within the timeout. Not retried: the service may have acted on the request. */

@@ -52,7 +52,8 @@ describe('staff causes and refusals in the reader language', () => {
       const admin = adminPart(pressed.text);
       assert.ok(admin.includes(t.t('causes:proctoring.accountInactive')), `the cause in ${locale}: ${admin}`);
       assert.ok(!admin.includes(translator('en').t('causes:proctoring.accountInactive')), 'not in English');
-      assert.ok(readable(pressed.text).includes(t.t('common:errors.upstreamUnreachable.message')));
+      assert.ok(admin.includes(t.t('causes:proctoring.fixInConsole')), `where to fix it in ${locale}`);
+      assert.ok(readable(pressed.text).includes(t.t('common:errors.upstreamConfigurationStaff.message')));
     });
   }
 

@@ -43,7 +43,6 @@ describe('upstream failures', () => {
 
   describe('students', () => {
     const faults = [
-      { name: '401 2154 (account not active)', fault: unauthorized(2154), status: 502 },
       { name: '503 from the service', fault: { kind: 'status' as const, status: 503, times: 1 }, status: 502 },
       { name: 'a dropped connection', fault: { kind: 'drop' as const, times: 2 }, status: 502 },
       { name: 'an unusable answer', fault: { kind: 'body' as const, shape: 'garbage' as const, times: 1 }, status: 502 },
@@ -56,6 +55,22 @@ describe('upstream failures', () => {
         const last = (await launchLog(app)).at(-1)!;
         assert.deepEqual([last.outcome, last.endpoint, last.incident_id, last.role], ['upstream_error', 'candidate', incident, 'candidate']);
         assert.match(last.error_code ?? '', /^upstream_/);
+      });
+    }
+
+    for (const code of [2154, 2155, 2655]) {
+      it(`401 ${code} (the account is refused): says who can fix it, no "try again"`, async () => {
+        emulator(app).faults.inject(unauthorized(code));
+        const launched = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+        const html = launched.response.text;
+        assert.equal(launched.response.status, 502);
+        assert.match(html, /<h1>The proctoring account is not set up correctly<\/h1>/);
+        assert.match(html, /tell your instructor, who can ask the LMS administrator/);
+        assert.doesNotMatch(html, /could not be reached|try again in a moment|For administrators/);
+        assert.doesNotMatch(html, /2154|2155|2655|api_key|api key/i);
+        assert.equal(retryOf(html), undefined, 'no "Try again" button');
+        assert.ok(incidentOf(html));
+        assert.equal((await launchLog(app)).at(-1)?.outcome, 'upstream_error');
       });
     }
 
@@ -110,6 +125,11 @@ describe('upstream failures', () => {
         assert.equal(pressed.status, 502);
         assert.match(pressed.text, /For administrators/);
         assert.match(pressed.text, explanation);
+        assert.match(pressed.text, /<h1>The proctoring account is not set up correctly<\/h1>/);
+        assert.match(pressed.text, /refused this platform&#39;s proctoring account/);
+        assert.match(pressed.text, /admin console under Proctoring accounts/);
+        assert.doesNotMatch(pressed.text, /could not be reached|try again in a moment/);
+        assert.equal(retryOf(pressed.text), undefined);
         assert.ok(incidentOf(pressed.text));
         const last = (await launchLog(app)).at(-1)!;
         assert.deepEqual([last.outcome, last.endpoint, last.role], ['upstream_error', 'reviewer', 'instructor']);
