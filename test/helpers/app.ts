@@ -11,6 +11,7 @@ import { createAppSecrets, type AppSecretName } from '../../src/db/app-secrets.j
 import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { migratedTestDatabase, type TestDatabase } from './db.js';
 import './shared-rsa-keys.js';
+import { createConformanceWatch } from '../contract/conformance.js';
 
 export interface TestApp {
   baseUrl: string;
@@ -25,6 +26,9 @@ export interface TestApp {
   sessionToken(state: string): string;
   /** Every session token the tool has issued so far. */
   issuedSessionTokens(): string[];
+  /** Checks every body the tool sends to the emulator against the hand-written reading of the Launch API document. */
+  conformance: ReturnType<typeof createConformanceWatch>;
+  /** Stops the app; fails when the tool sent the emulator a request the Launch API document forbids. */
   close(): Promise<void>;
 }
 
@@ -49,7 +53,9 @@ export async function startTestApp(
   const db = options.db ?? (await migratedTestDatabase());
   const tool = await createApp({ config, db, logger: options.logger ?? createLogger(config.logLevel), encryptionKey: TEST_ENCRYPTION_KEY, olderEncryptionKeys: options.olderEncryptionKeys, now: options.now, launchesThroughLtijs: options.launchesThroughLtijs });
   const sessions = new Map<string, string>();
+  const conformance = createConformanceWatch();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    conformance.observe(req, res);
     // Express keeps an existing res.locals: the session token ltijs puts there is read once answered.
     const locals: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     (res as ServerResponse & { locals?: unknown }).locals = locals;
@@ -72,11 +78,13 @@ export async function startTestApp(
       return ltik;
     },
     issuedSessionTokens: () => [...sessions.values()],
+    conformance,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await tool.close();
       await db.close();
+      conformance.assertConformed();
     },
   };
 }

@@ -19,6 +19,7 @@ import {
   type SubscribeRequest,
 } from '../../src/proctoring/contract.js';
 import { createEmulator, type EmulatorAccount } from '../../src/sandbox/emulator/index.js';
+import { createConformanceWatch } from '../contract/conformance.js';
 import type { ExamSettingsDocument } from '../../src/exams/settings/document.js';
 import { SETTINGS_DOCUMENT_VERSION } from '../../src/exams/settings/versions.js';
 import { DEFAULT_INSTITUTION_SETTINGS } from '../../src/institution/settings.js';
@@ -328,6 +329,9 @@ export interface EmulatorServer {
   /** Headers of every request that reached the server. */
   headers: IncomingHttpHeaders[];
   server: Server;
+  /** Checks every body the tool's client sends against the hand-written reading of the Launch API document. */
+  conformance: ReturnType<typeof createConformanceWatch>;
+  /** Stops the server; fails when the client sent a request the Launch API document forbids. */
   close(): Promise<void>;
 }
 
@@ -338,14 +342,27 @@ export async function startEmulator(options: { accounts?: EmulatorAccount[]; reg
   const base = `${origin}/sandbox/proctoring`;
   const emulator = createEmulator({ publicBaseUrl: base, accounts: options.accounts ?? ACCOUNTS, region: options.region ?? 'US' });
   const headers: IncomingHttpHeaders[] = [];
+  const conformance = createConformanceWatch();
   const app = express();
-  app.use((req, _res, next) => {
+  app.use((req, res, next) => {
     headers.push(req.headers);
+    conformance.observe(req, res);
     next();
   });
   app.use('/sandbox/proctoring', emulator.router);
   server.on('request', app);
-  return { base, origin, emulator, headers, server, close: () => closeServer(server) };
+  return {
+    base,
+    origin,
+    emulator,
+    headers,
+    server,
+    conformance,
+    async close() {
+      await closeServer(server);
+      conformance.assertConformed();
+    },
+  };
 }
 
 export async function closeServer(server: Server): Promise<void> {

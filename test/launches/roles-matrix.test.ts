@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DemoUserKey } from '../../src/sandbox/demo-lms/index.js';
-import { validateCandidateLaunch, validateLiveLaunch, validateReviewerLaunch } from '../../src/proctoring/contract.js';
+import { checkRequest } from '../contract/launch-api-checker.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import {
   attemptOf,
@@ -80,20 +80,20 @@ describe('launch of every role, Canvas-like and Moodle-like', () => {
       redirect_url: links.graceful,
       redirect_settings: { graceful_submission_url: links.graceful, ungraceful_submission_url: links.ungraceful },
     });
-    assert.ok(validateCandidateLaunch(body).ok);
+    assert.deepEqual(checkRequest('candidate', body), []);
     return attemptId;
   }
 
   async function expectReviewerBody(body: Record<string, unknown>, sub: string): Promise<void> {
     await d.checkHostedUrl(body.roster_url, 'roster', sectionId, 3600);
     assert.deepEqual(body, { user_id: d.userId(issuer, sub), exam_settings: exam.settings!.exam_settings, exam_tag: examTag, section_id: sectionId, roster_url: body.roster_url });
-    assert.ok(validateReviewerLaunch(body).ok);
+    assert.deepEqual(checkRequest('reviewer', body), []);
   }
 
   async function expectLiveBody(body: Record<string, unknown>, sub: string): Promise<void> {
     await d.checkHostedUrl(body.roster_url, 'roster', sectionId, 3600);
     assert.deepEqual(body, { user_id: d.userId(issuer, sub), exam_tag: examTag, section_id: sectionId, roster_url: body.roster_url, exam_name: 'Midterm exam' });
-    assert.ok(validateLiveLaunch(body).ok);
+    assert.deepEqual(checkRequest('live', body), []);
   }
 
   const toEmulator = (location: unknown) => {
