@@ -29,20 +29,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * Which attempt of the tool a result belongs to, among the attempts launched through the proctoring account
  * whose subscription received it: an account only ever reports on its own attempts, so a result naming an
  * attempt of another account (another platform's) is kept unmatched. The tool sends its own attempt id as
- * `attempt_id`, so that decides. Otherwise (a result for an attempt started elsewhere, or the random
- * attempt_id the service makes up when none was sent) the candidate's `user_id` and the exam (`exam_tag`,
- * when the data carries one) decide, if they name one exam; among several attempts in it, the latest started
- * before the submission. Anything else stays unmatched, for administrators to see.
+ * `attempt_id`, so that alone decides: a result naming an attempt_id the tool does not know stays unmatched,
+ * because attaching it to the candidate's attempt by `user_id` would show another attempt's score. Only a
+ * result without an attempt_id is matched by the candidate's `user_id` and the exam (`exam_tag`, when the data
+ * carries one), if they name one exam; among several attempts in it, the latest started before the submission.
+ * Anything else stays unmatched, for administrators to see.
  */
 export async function matchResult(result: SuspicionResult, source: MatchingSource, accountRef: string): Promise<MatchOutcome> {
   const problems: string[] = [];
-  if (result.attemptRef && UUID.test(result.attemptRef)) {
-    const attempt = await source.attemptById(result.attemptRef.toLowerCase());
-    if (attempt && attempt.accountRef !== accountRef) return { problems: ['unmatched_attempt_of_another_account'] };
-    if (attempt) {
-      if (result.userRef && result.userRef !== attempt.userId) problems.push('user_id_differs_from_attempt');
-      return { match: { attemptId: attempt.attemptId, examId: attempt.examId, by: 'attempt_id' }, problems };
-    }
+  if (result.attemptRef) {
+    const attempt = UUID.test(result.attemptRef) ? await source.attemptById(result.attemptRef.toLowerCase()) : undefined;
+    if (!attempt) return { problems: ['unmatched_unknown_attempt'] };
+    if (attempt.accountRef !== accountRef) return { problems: ['unmatched_attempt_of_another_account'] };
+    if (result.userRef && result.userRef !== attempt.userId) problems.push('user_id_differs_from_attempt');
+    return { match: { attemptId: attempt.attemptId, examId: attempt.examId, by: 'attempt_id' }, problems };
   }
   if (!result.userRef) return { problems: ['unmatched_no_attempt_or_user'] };
   let candidates = (await source.attemptsOfUser(result.userRef)).filter((c) => c.accountRef === accountRef);
@@ -62,6 +62,8 @@ export async function matchResult(result: SuspicionResult, source: MatchingSourc
 
 /** Why a delivery matched no attempt, in an administrator's words (the codes matchResult leaves in `problems`). */
 export const UNMATCHED_REASONS: Readonly<Record<string, string>> = {
+  unmatched_unknown_attempt:
+    'It names an attempt_id this tool never launched (an attempt started elsewhere, or one the service made up): it is not matched by candidate, so it cannot replace the result of another attempt.',
   unmatched_attempt_of_another_account:
     'It names an attempt launched through another proctoring account (another platform\'s): results are accepted only from the account the attempt was launched with.',
   unmatched_no_attempt_or_user: 'It names no attempt of this tool and carries no candidate id.',

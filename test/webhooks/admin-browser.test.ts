@@ -51,7 +51,7 @@ describe('in a browser: the console\'s Webhooks page', () => {
       assert.equal(await defaultSection.locator('tbody tr').count(), 1);
       assert.equal(await defaultSection.locator('[data-mark]').first().textContent(), 'this tool');
       assert.equal(await page.locator('#unmatched tbody tr').count(), 1);
-      assert.match((await page.locator('#unmatched [data-cell="reason"]').textContent()) ?? '', /No attempt of this candidate/);
+      assert.match((await page.locator('#unmatched [data-cell="reason"]').textContent()) ?? '', /names an attempt_id this tool never launched/);
       assert.match((await page.locator('#unmatched').textContent()) ?? '', /a0000000-0000-4000-8000-00000000000a[\s\S]*someone-else/);
 
       // Subscribe version 2.

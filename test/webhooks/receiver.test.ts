@@ -4,6 +4,7 @@ import { createAttemptStore } from '../../src/exams/attempts.js';
 import { SANDBOX_ACCOUNT } from '../../src/sandbox/index.js';
 import { deliveryBody, sampleData, type StoredSubscription } from '../../src/sandbox/emulator/webhooks.js';
 import { DEFAULT_ACCOUNT_REF } from '../../src/webhooks/accounts.js';
+import { UNMATCHED_REASONS, unmatchedReason } from '../../src/webhooks/matching.js';
 import { MAX_DELIVERY_BYTES } from '../../src/webhooks/routes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { demoExam, emulator } from '../helpers/launches.js';
@@ -141,7 +142,7 @@ describe('webhook receiver', () => {
   });
 
   it('keeps deliveries that match no attempt and lists them for administrators; matches by user and exam otherwise', async () => {
-    const raw = body(sampleData('3', { attemptId: 'd0000000-0000-4000-8000-000000000001', userId: 'user-unknown' }));
+    const raw = body(sampleData('3', { userId: 'user-unknown' }));
     const stored = (await (await post(localId, raw)).json()) as { id: string };
     const { deliveries: unmatched } = await app.tool.webhooks.subscriptions.unmatched();
     const listed = unmatched.find((d) => d.id === stored.id);
@@ -150,10 +151,27 @@ describe('webhook receiver', () => {
     assert.ok(listed.problems.includes('unmatched_unknown_user_or_exam'));
 
     const attempt = await newAttempt('user-by-exam');
-    const byUser = (await (await post(localId, body(sampleData('3', { attemptId: 'e0000000-0000-4000-8000-000000000001', userId: 'user-by-exam' })))).json()) as { id: string };
+    const byUser = (await (await post(localId, body(sampleData('3', { userId: 'user-by-exam' })))).json()) as { id: string };
     const row = (await rows()).find((r) => r.id === byUser.id)!;
     assert.equal(row.attempt_id, attempt.id);
     assert.equal(row.matched_by, 'user_exam');
+  });
+
+  it('never matches a delivery naming an attempt_id the tool does not know by its user_id: it stays unmatched, with the reason', async () => {
+    const attempt = await newAttempt('user-real-result');
+    const submitted = Math.floor(Date.now() / 1000) - 60;
+    const real = (await (await post(localId, body(sampleData('3', { attemptId: attempt.id, userId: 'user-real-result' }, { suspicion: 12, date: submitted })))).json()) as { id: string };
+    const stray = (await (await post(localId, body(sampleData('3', { attemptId: 'c0000000-0000-4000-8000-0000000000aa', userId: 'user-real-result' }, { suspicion: 95, date: submitted + 30 })))).json()) as { id: string };
+    const strayRow = (await rows()).find((r) => r.id === stray.id)!;
+    assert.equal(strayRow.attempt_id, null, 'not attached to the candidate\'s attempt');
+    assert.equal(strayRow.matched_by, null);
+    assert.deepEqual(strayRow.problems.filter((p) => p.startsWith('unmatched_')), ['unmatched_unknown_attempt']);
+    const { deliveries: unmatched } = await app.tool.webhooks.subscriptions.unmatched();
+    const listed = unmatched.find((d) => d.id === stray.id);
+    assert.ok(listed, 'listed as unmatched');
+    assert.equal(unmatchedReason(listed.problems), UNMATCHED_REASONS.unmatched_unknown_attempt);
+    const shown = (await store().forExam(examId)).filter((d) => d.attemptId === attempt.id);
+    assert.deepEqual(shown.map((d) => [d.id, d.suspicion]), [[real.id, 12]], 'the hub shows the real result only');
   });
 
   it('never fails on odd data: other version, missing and unknown fields, NUL characters, data that is not an object', async () => {

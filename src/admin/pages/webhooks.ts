@@ -33,6 +33,7 @@ const TARGET_KEYS: Readonly<Record<SubscriptionTarget, string>> = {
 };
 /** Why a delivery matched nothing (the codes of src/webhooks/matching.ts), in the administrator's language. */
 const REASON_KEYS: Readonly<Record<string, string>> = {
+  unmatched_unknown_attempt: 'unknownAttempt',
   unmatched_attempt_of_another_account: 'attemptOfAnotherAccount',
   unmatched_no_attempt_or_user: 'noAttemptOrUser',
   unmatched_unknown_user_or_exam: 'unknownUserOrExam',

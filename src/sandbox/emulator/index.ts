@@ -73,7 +73,8 @@ export const DELIVERY_FAULTS = ['duplicate', 'out_of_order', 'bad_signature', 's
 export type DeliveryFault = (typeof DELIVERY_FAULTS)[number];
 
 const deliverSchema = z.strictObject({
-  attempt_id: z.string().min(1).max(100).optional(),
+  /** null sends no attempt_id at all, as a service that does not know one might. */
+  attempt_id: z.string().min(1).max(100).nullable().optional(),
   user_id: z.string().min(1).max(100).optional(),
   /** The data shape to send, whatever version the subscription asked for. */
   version: z.enum(['2', '3']).optional(),
@@ -374,7 +375,7 @@ function createWebhookDelivery(state: EmulatorState): DeliverWebhooks {
   /** One subscription's delivery of a sample result, with the fault asked for. */
   async function deliverTo(subscription: StoredSubscription, request: DeliverRequest): Promise<DeliveryResult[]> {
     const latest = lastCandidate(subscription.account)?.body;
-    const ids = { attemptId: request.attempt_id ?? latest?.attempt_id ?? randomUUID(), userId: request.user_id ?? latest?.user_id ?? 'sample-user' };
+    const ids = { attemptId: request.attempt_id === null ? undefined : (request.attempt_id ?? latest?.attempt_id ?? randomUUID()), userId: request.user_id ?? latest?.user_id ?? 'sample-user' };
     const version = request.version ?? subscription.version;
     const secret = secretOf(subscription.account) ?? '';
     const result = { suspicion: request.suspicion, flags: request.flags, code: request.code };

@@ -89,15 +89,16 @@ const SUBMISSION_TEXT: Record<number, { message: string; description: string }> 
  * suspicion}; version 3 adds user_id, submission_data and flags. The flag names are our reading of
  * the listed percentages.
  */
-export function sampleData(version: WebhookVersion, ids: { attemptId: string; userId: string }, result: SampleResult = {}): Record<string, unknown> {
-  const base = { id: randomUUID(), attempt_id: ids.attemptId, suspicion: result.suspicion ?? spread(ids.attemptId, 'suspicion') };
+export function sampleData(version: WebhookVersion, ids: { attemptId?: string; userId: string }, result: SampleResult = {}): Record<string, unknown> {
+  const seed = ids.attemptId ?? ids.userId;
+  const base = { id: randomUUID(), ...(ids.attemptId === undefined ? {} : { attempt_id: ids.attemptId }), suspicion: result.suspicion ?? spread(seed, 'suspicion') };
   if (version === '2') return base;
   const code = result.code ?? 1;
   return {
     ...base,
     user_id: ids.userId,
     submission_data: { date: result.date ?? Math.floor(Date.now() / 1000), code, ...(SUBMISSION_TEXT[code] ?? { message: `Code ${code}`, description: '' }) },
-    flags: result.flags ?? Object.fromEntries(FLAG_NAMES.map((name, index) => [name, index < 6 ? Math.max(0, spread(ids.attemptId, name) - 50) : 0])),
+    flags: result.flags ?? Object.fromEntries(FLAG_NAMES.map((name, index) => [name, index < 6 ? Math.max(0, spread(seed, name) - 50) : 0])),
   };
 }
 
