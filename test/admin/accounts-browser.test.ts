@@ -4,7 +4,8 @@ import { platformKey } from '../../src/lti/identifiers.js';
 import { startEmulator, type EmulatorServer } from '../helpers/proctoring.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { ADMIN_TEST_PASSWORD } from '../helpers/admin.js';
-import { assertNoAxeViolations, signInByKeyboard, tabTo } from '../helpers/admin-browser.js';
+import { signInByKeyboard, tabTo } from '../helpers/admin-browser.js';
+import { assertNoAxeViolations } from '../helpers/axe.js';
 import { withBrowser } from '../helpers/browser.js';
 
 const SUSPENDED = { consumerKey: 'old-key', secret: 'old-secret-00000003', region: 'EU', active: false };

@@ -4,7 +4,8 @@ import { createInstitutionSettingsStore } from '../../src/institution/settings.j
 import { platformKey } from '../../src/lti/identifiers.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { ADMIN_TEST_PASSWORD } from '../helpers/admin.js';
-import { assertNoAxeViolations, signInByKeyboard } from '../helpers/admin-browser.js';
+import { signInByKeyboard } from '../helpers/admin-browser.js';
+import { assertNoAxeViolations } from '../helpers/axe.js';
 import { withBrowser } from '../helpers/browser.js';
 import { launch } from '../helpers/lti-flow.js';
 

@@ -1,20 +1,15 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { ADMIN_TEST_PASSWORD } from '../helpers/admin.js';
-import { assertNoAxeViolations, signInByKeyboard } from '../helpers/admin-browser.js';
-import { horizontalOverflow } from '../helpers/axe.js';
+import { signInByKeyboard } from '../helpers/admin-browser.js';
+import { assertNoAxeViolations, horizontalOverflow } from '../helpers/axe.js';
 import { withBrowser } from '../helpers/browser.js';
+import { loadCatalog, message } from '../helpers/catalogs.js';
 
-/** A message of the admin catalog of a language, by dotted path (plain messages only). */
-function message(locale: string, path: string): string {
-  const catalog = JSON.parse(readFileSync(new URL(`../../locales/${locale}/admin.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
-  const value = path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], catalog);
-  assert.equal(typeof value, 'string', `${locale}: admin:${path}`);
-  return value as string;
-}
+/** A plain message of the admin catalog of a language, by dotted key. */
+const adminMessage = (locale: string, key: string) => message(loadCatalog(locale, 'admin'), key);
 
 async function pageLanguage(page: Page): Promise<{ lang: string; dir: string }> {
   return page.evaluate(() => ({ lang: document.documentElement.lang, dir: document.documentElement.dir }));
@@ -45,27 +40,27 @@ describe('in a browser: the admin console in German, Arabic and Chinese', () => 
         await page.setExtraHTTPHeaders({ 'Accept-Language': language.header });
         await page.goto(`${app.baseUrl}/admin/sign-in`);
         assert.deepEqual(await pageLanguage(page), { lang: language.locale, dir: language.dir });
-        assert.equal(await page.textContent('h1'), message(language.locale, 'signIn.title'));
-        assert.equal(await page.textContent('label[for="password"]'), message(language.locale, 'signIn.password'));
+        assert.equal(await page.textContent('h1'), adminMessage(language.locale, 'signIn.title'));
+        assert.equal(await page.textContent('label[for="password"]'), adminMessage(language.locale, 'signIn.password'));
         await assertNoAxeViolations(page, `${language.locale} sign-in`);
 
         await signInByKeyboard(page, app.baseUrl);
         assert.deepEqual(await pageLanguage(page), { lang: language.locale, dir: language.dir });
-        assert.equal(await page.textContent('h1'), message(language.locale, 'dashboard.title'));
-        assert.equal(await page.textContent('.admin-nav a[aria-current="page"]'), message(language.locale, 'nav.overview'));
-        assert.equal(await page.textContent('.admin-sign-out button'), message(language.locale, 'layout.signOut'));
-        assert.equal((await page.title()).includes(message(language.locale, 'layout.brand')), true, await page.title());
+        assert.equal(await page.textContent('h1'), adminMessage(language.locale, 'dashboard.title'));
+        assert.equal(await page.textContent('.admin-nav a[aria-current="page"]'), adminMessage(language.locale, 'nav.overview'));
+        assert.equal(await page.textContent('.admin-sign-out button'), adminMessage(language.locale, 'layout.signOut'));
+        assert.equal((await page.title()).includes(adminMessage(language.locale, 'layout.brand')), true, await page.title());
         // The sign-in just made is listed with its label in the language; the stored entry stays data.
-        assert.ok(((await page.textContent('.admin-table tbody tr')) ?? '').includes(message(language.locale, 'audit.actions.adminSignIn')));
+        assert.ok(((await page.textContent('.admin-table tbody tr')) ?? '').includes(adminMessage(language.locale, 'audit.actions.adminSignIn')));
         await assertNoAxeViolations(page, `${language.locale} overview`);
 
         await page.goto(`${app.baseUrl}/admin/platforms`);
         assert.deepEqual(await pageLanguage(page), { lang: language.locale, dir: language.dir });
-        assert.equal(await page.textContent('h1'), message(language.locale, 'platforms.list.title'));
-        assert.equal(await page.textContent('#refused-heading'), message(language.locale, 'platforms.refused.heading'));
+        assert.equal(await page.textContent('h1'), adminMessage(language.locale, 'platforms.list.title'));
+        assert.equal(await page.textContent('#refused-heading'), adminMessage(language.locale, 'platforms.refused.heading'));
         const headers = await page.locator('.admin-table thead th').allTextContents();
-        assert.ok(headers.includes(message(language.locale, 'platforms.list.issuerAndClient')), headers.join(' | '));
-        assert.ok(headers.includes(message(language.locale, 'platforms.refused.deploymentId')), headers.join(' | '));
+        assert.ok(headers.includes(adminMessage(language.locale, 'platforms.list.issuerAndClient')), headers.join(' | '));
+        assert.ok(headers.includes(adminMessage(language.locale, 'platforms.refused.deploymentId')), headers.join(' | '));
         const body = (await page.textContent('main')) ?? '';
         for (const english of ['Refused launches', 'Dynamic registration', 'Register an LMS', 'Last launch']) assert.equal(body.includes(english), false, `English "${english}" left on the ${language.locale} page`);
         // Technical values stay as they are.

@@ -6,7 +6,8 @@ import { createExamStore } from '../../src/exams/store.js';
 import { platformKey } from '../../src/lti/identifiers.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { ADMIN_TEST_PASSWORD, signedInAgent } from '../helpers/admin.js';
-import { assertNoAxeViolations, signInByKeyboard, tabTo } from '../helpers/admin-browser.js';
+import { signInByKeyboard, tabTo } from '../helpers/admin-browser.js';
+import { assertNoAxeViolations } from '../helpers/axe.js';
 import { withBrowser } from '../helpers/browser.js';
 import { settingsDocument } from '../helpers/proctoring.js';
 

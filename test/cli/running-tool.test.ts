@@ -5,22 +5,14 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../src/db/index.js';
 import { tempDataDir } from '../helpers/cli.js';
+import { freePort } from '../helpers/ports.js';
 
 const ISSUER = 'https://moodle.running.example.edu';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe(`CLI against a running tool (${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
   const data = tempDataDir('running');

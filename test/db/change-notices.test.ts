@@ -9,25 +9,18 @@ import type { Database } from '../../src/db/types.js';
 import { createExamStore } from '../../src/exams/store.js';
 import { LtijsStore } from '../../src/lti/store/ltijs-store.js';
 import { migratedTestDatabase, openSecondHandle, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const EXAM_ID = '7d1f6c7e-5b1a-4c36-9d0e-3f4f1b2a9c01';
 const quietLogger = { warn: () => {} };
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** Runs `change` on the other handle, then a marker change, and answers how many notices arrived for both. */
 async function noticesFor(other: Database, change: () => Promise<unknown>): Promise<number> {
   const start = readGeneration();
   await change();
   await other.query('DELETE FROM institution_logos WHERE false');
-  await waitFor(() => readGeneration() > start, 'the marker notice');
+  await waitFor('the marker notice', () => readGeneration() > start, { timeoutMs: 3000 });
   // Notices arrive in commit order: anything `change` sent came before the marker's.
   await new Promise((resolve) => setTimeout(resolve, 100));
   return readGeneration() - start - 1;
@@ -111,12 +104,12 @@ describe(`change notices (${onPostgres ? 'PostgreSQL' : 'embedded PGlite'})`, ()
       assert.equal((await here.findForStudent(key, 'u1'))?.exam.status, 'open');
       let start = readGeneration();
       await other.query("UPDATE exams SET status = 'closed' WHERE id = $1", [exam.id]);
-      await waitFor(() => readGeneration() > start, 'the exam notice');
+      await waitFor('the exam notice', () => readGeneration() > start, { timeoutMs: 3000 });
       assert.equal((await here.findForStudent(key, 'u1'))?.exam.status, 'closed');
       assert.equal((await here.findForStudent(key, 'u1'))?.accommodation, undefined);
       start = readGeneration();
       await other.query(`INSERT INTO exam_accommodations (exam_id, user_id, override) VALUES ($1, 'u1', '{"expire": 5400}')`, [exam.id]);
-      await waitFor(() => readGeneration() > start, 'the accommodation notice');
+      await waitFor('the accommodation notice', () => readGeneration() > start, { timeoutMs: 3000 });
       assert.deepEqual((await here.findForStudent(key, 'u1'))?.accommodation, { expire: 5400 });
     } finally {
       await other.query('DELETE FROM exams WHERE id = $1', [exam.id]);
@@ -131,7 +124,7 @@ describe(`change notices (${onPostgres ? 'PostgreSQL' : 'embedded PGlite'})`, ()
     assert.equal(await here.Get(false, 'platform', query), false);
     const start = readGeneration();
     await there.Insert(false, 'platform', { ...query, name: 'New LMS', kid: 'k9' });
-    await waitFor(() => readGeneration() > start, 'the notice');
+    await waitFor('the notice', () => readGeneration() > start, { timeoutMs: 3000 });
     assert.equal(((await here.Get(false, 'platform', query)) || [])[0]?.name, 'New LMS');
   });
 
@@ -156,12 +149,12 @@ describe(`change notices (${onPostgres ? 'PostgreSQL' : 'embedded PGlite'})`, ()
         if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
       }
       await other.query('SELECT pg_notify($1, $2)', [channel, 'before']);
-      await waitFor(() => notices.includes('before'), 'the first notice');
+      await waitFor('the first notice', () => notices.includes('before'), { timeoutMs: 3000 });
       await other.query('SELECT pg_terminate_backend($1)', [pid]);
-      await waitFor(() => gaps === 1, 'the gap after reconnecting', 10_000);
+      await waitFor('the gap after reconnecting', () => gaps === 1, { timeoutMs: 10_000 });
       assert.ok(errors.length >= 1, 'the lost connection is reported');
       await other.query('SELECT pg_notify($1, $2)', [channel, 'after']);
-      await waitFor(() => notices.includes('after'), 'a notice after reconnecting');
+      await waitFor('a notice after reconnecting', () => notices.includes('after'), { timeoutMs: 3000 });
     } finally {
       await stop();
     }

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DatabaseUnavailableError, openDatabase } from '../../src/db/index.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { sleep } from '../helpers/wait.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('database', () => {
   let db: TestDatabase;

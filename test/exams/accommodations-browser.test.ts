@@ -2,7 +2,6 @@
 // with its message, a saved accommodation in the hub's list; lang and dir, no horizontal scrolling on a laptop or
 // a phone, no axe violations on any of these pages.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -11,15 +10,8 @@ import { withBrowser } from '../helpers/browser.js';
 import { demoExam, derived, launchAs, saveExamSettings } from '../helpers/launches.js';
 import { createAccommodationStore } from '../../src/exams/accommodations/store.js';
 import { invalidateReadCaches } from '../../src/db/read-cache.js';
+import { loadCatalog, message } from '../helpers/catalogs.js';
 
-type Catalog = { readonly [key: string]: string | Catalog };
-const catalog = (lng: string, namespace: string) => JSON.parse(readFileSync(new URL(`../../locales/${lng}/${namespace}.json`, import.meta.url), 'utf8')) as Catalog;
-function message(c: Catalog, key: string, values: Readonly<Record<string, string>> = {}): string {
-  let node: string | Catalog | undefined = c;
-  for (const part of key.split('.')) node = typeof node === 'object' ? node[part] : undefined;
-  assert.equal(typeof node, 'string', key);
-  return (node as string).replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
-}
 
 const STUDENT_NAME = 'María José Núñez';
 
@@ -55,7 +47,7 @@ describe('in a browser: accommodations in English, Spanish and Arabic', () => {
       await app.db.query('DELETE FROM exam_accommodations');
     invalidateReadCaches(); // written with SQL: this process's cached exam reads see it at once
       invalidateReadCaches(); // written with SQL: this process's cached exam reads see it at once
-      const words = catalog(lng, 'accommodations');
+      const words = loadCatalog(lng, 'accommodations');
       const hubLaunch = await launchAs(app, { user: 'instructor', presentation: 'window', locale: lng });
       assert.equal(hubLaunch.response.status, 200);
       await withBrowser(t, async (context) => {
@@ -106,8 +98,8 @@ describe('in a browser: accommodations in English, Spanish and Arabic', () => {
     const settings = exam.settings!;
     const student = (await derived(app)).userId(app.tool.sandbox!.demoLms.registration.issuer, '5');
     const store = createAccommodationStore(app.db);
-    const words = catalog('ar', 'student');
-    const common = catalog('ar', 'common');
+    const words = loadCatalog('ar', 'student');
+    const common = loadCatalog('ar', 'common');
 
     assert.equal((await store.set(examId, student, { exempt: true }, {})).ok, true);
     const exempt = await launchAs(app, { user: 'student', presentation: 'iframe', locale: 'ar' });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
 import { createExamStore } from '../../src/exams/store.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { axeViolations, describeViolations } from '../helpers/axe.js';
+import { assertNoAxeViolations } from '../helpers/axe.js';
 import { withBrowser } from '../helpers/browser.js';
+import { launchFromCourse } from '../helpers/demo-course.js';
 
 /** A copied exam in the demo course: the settings of the demo exam, still marked "check the quiz address". */
 describe('in a browser: a copied exam asks the instructor to check the quiz address', () => {
@@ -27,40 +27,27 @@ describe('in a browser: a copied exam asks the instructor to check the quiz addr
     await app.close();
   });
 
-  async function launchFromCourse(context: BrowserContext, button: string): Promise<Page> {
-    const course = await context.newPage();
-    await course.goto(`${app.baseUrl}/sandbox/lms/?presentation=window&flavor=moodle`);
-    const popup = context.waitForEvent('page', { timeout: 20_000 });
-    await course.locator(`button[value="${button}"]`).click();
-    return popup;
-  }
-
-  async function noViolations(page: Page, what: string): Promise<void> {
-    const violations = await axeViolations(page);
-    assert.equal(violations.length, 0, `${what}:\n${describeViolations(violations)}`);
-  }
-
   it('hub and settings page show the mark (axe clean); confirming removes it; the student then reaches the proctoring service', async (t) => {
     await withBrowser(t, async (context) => {
-      const student = await launchFromCourse(context, 'resource:student:exam-copied');
+      const student = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'resource:student:exam-copied' });
       await student.getByRole('heading', { name: 'This exam is not ready yet' }).waitFor({ timeout: 20_000 });
       assert.equal(await student.getByText(/incident id/i).count(), 0);
-      await noViolations(student, 'the not-ready page');
+      await assertNoAxeViolations(student, 'the not-ready page');
 
-      const hub = await launchFromCourse(context, 'resource:instructor:exam-copied');
+      const hub = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'resource:instructor:exam-copied' });
       await hub.locator('#quiz-address-check').waitFor({ timeout: 20_000 });
       assert.match(String(await hub.locator('[data-quiz-address-check]').textContent()), /Check the quiz address/);
-      await noViolations(hub, 'the hub');
+      await assertNoAxeViolations(hub, 'the hub');
 
       await hub.getByRole('button', { name: 'Edit settings' }).click();
       await hub.locator('#settings-form').waitFor({ timeout: 20_000 });
       assert.equal(await hub.getByRole('heading', { name: 'Check the quiz address' }).count(), 1);
-      await noViolations(hub, 'the settings page');
+      await assertNoAxeViolations(hub, 'the settings page');
       await hub.getByRole('button', { name: 'This is this course’s quiz address' }).click();
       await hub.locator('#settings-form').waitFor({ timeout: 20_000 });
       assert.equal(await hub.locator('#quiz-address-check').count(), 0);
 
-      const again = await launchFromCourse(context, 'resource:student:exam-copied');
+      const again = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'resource:student:exam-copied' });
       await again.waitForURL(/\/sandbox\/proctoring\/session\//, { timeout: 20_000 });
     });
   });
@@ -69,7 +56,7 @@ describe('in a browser: a copied exam asks the instructor to check the quiz addr
     const lms = app.tool.sandbox!.demoLms;
     const expected = `${lms.registration.issuer}/quiz/exam-copied-2`;
     await withBrowser(t, async (context) => {
-      const hub = await launchFromCourse(context, 'resource:instructor:exam-copied-2');
+      const hub = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'resource:instructor:exam-copied-2' });
       await hub.getByRole('button', { name: 'Edit settings' }).click();
       await hub.locator('#suggested-quiz-address').waitFor({ timeout: 20_000 });
       assert.equal(await hub.getByLabel('The quiz is in').inputValue(), 'demo-lms');
@@ -79,7 +66,7 @@ describe('in a browser: a copied exam asks the instructor to check the quiz addr
       await hub.getByRole('button', { name: 'Save settings' }).click();
       await hub.waitForFunction(() => /saved/i.test(document.getElementById('save-status')?.textContent ?? ''), undefined, { timeout: 20_000 });
 
-      const student = await launchFromCourse(context, 'resource:student:exam-copied-2');
+      const student = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'resource:student:exam-copied-2' });
       await student.waitForURL(/\/sandbox\/proctoring\/session\//, { timeout: 20_000 });
       const sent = JSON.parse(String(await student.locator('#request').textContent())) as { launch_url: string };
       assert.equal(sent.launch_url, expected);

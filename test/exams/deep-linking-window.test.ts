@@ -4,9 +4,9 @@ import { decodeJwt } from 'jose';
 import { parseAutoSubmitForm } from '../../src/sandbox/demo-lms/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { launch } from '../helpers/lti-flow.js';
+import { hiddenField } from '../helpers/urls.js';
 
 const CONTENT_ITEMS = 'https://purl.imsglobal.org/spec/lti-dl/claim/content_items';
-const hidden = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
 
 /** The tool asks the LMS to open its links in a new window where the LMS accepts that (LTI-DL 2.0 `window`). */
 describe('deep-linked exams open in a new window', () => {
@@ -27,7 +27,7 @@ describe('deep-linked exams open in a new window', () => {
       const created = await auth.agent
         .post(action)
         .type('form')
-        .send({ ltik: hidden(response.text, 'ltik'), _csrf: hidden(response.text, '_csrf'), title: `Window ${flavor}`, lms_preset: flavor === 'moodle' ? 'moodle' : 'canvas-classic', quiz_url: quizUrl, security_preset: 'standard' });
+        .send({ ltik: hiddenField(response.text, 'ltik'), _csrf: hiddenField(response.text, '_csrf'), title: `Window ${flavor}`, lms_preset: flavor === 'moodle' ? 'moodle' : 'canvas-classic', quiz_url: quizUrl, security_preset: 'standard' });
       assert.equal(created.status, 200, created.text.slice(0, 400));
       const form = parseAutoSubmitForm(created.text);
       assert.ok(form?.fields.JWT);

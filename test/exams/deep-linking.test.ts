@@ -6,17 +6,12 @@ import { createExamStore } from '../../src/exams/store.js';
 import { parseAutoSubmitForm } from '../../src/sandbox/demo-lms/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { assertNoSessionInLocation, authorize, followSessionContinue, launch, postIdToken } from '../helpers/lti-flow.js';
+import { hiddenField, pathOf } from '../helpers/urls.js';
 
 const CONTENT_ITEMS = 'https://purl.imsglobal.org/spec/lti-dl/claim/content_items';
 const CUSTOM = 'https://purl.imsglobal.org/spec/lti/claim/custom';
 const CONTEXT = 'https://purl.imsglobal.org/spec/lti/claim/context';
 const RESOURCE_LINK = 'https://purl.imsglobal.org/spec/lti/claim/resource_link';
-
-const hidden = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
-const pathOf = (url: string) => {
-  const parsed = new URL(url);
-  return parsed.pathname + parsed.search;
-};
 
 describe('deep linking and course copy through the demo LMS', () => {
   let app: TestApp;
@@ -39,7 +34,7 @@ describe('deep linking and course copy through the demo LMS', () => {
 
     // A refused form keeps what was typed and says what is wrong.
     const action = /<form method="post" action="([^"]+)"/.exec(response.text)?.[1] ?? '';
-    const fields = { ltik: hidden(response.text, 'ltik'), _csrf: hidden(response.text, '_csrf') };
+    const fields = { ltik: hiddenField(response.text, 'ltik'), _csrf: hiddenField(response.text, '_csrf') };
     const refused = await auth.agent.post(action).type('form').send({ ...fields, title: 'Statistics final', lms_preset: 'moodle', quiz_url: 'https://moodle.example.edu/course/view.php?id=2', security_preset: 'strict-lockdown' });
     assert.equal(refused.status, 422);
     assert.match(refused.text, /not a Moodle quiz address/);

@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { withBrowser } from '../helpers/browser.js';
 import { launch } from '../helpers/lti-flow.js';
 import { axeViolations, describeViolations } from '../helpers/axe.js';
+import { launchFromCourse } from '../helpers/demo-course.js';
 
 const QUIZ_URL = 'https://moodle.example.edu/mod/quiz/view.php?id=314';
 
@@ -22,19 +23,8 @@ describe('in a browser: the exam settings view', () => {
     await app.close();
   });
 
-  /** Clicks a launch button of the demo LMS course page; the course opens "new window" launches in a new tab. */
-  async function launchFromCourse(context: BrowserContext, button: string): Promise<Page> {
-    const course = await context.newPage();
-    await course.goto(`${app.baseUrl}/sandbox/lms/?presentation=window&flavor=moodle`);
-    const popupPromise = context.waitForEvent('page', { timeout: 5000 }).catch(() => undefined);
-    await course.locator(`button[value="${button}"]`).click();
-    const popup = await popupPromise;
-    if (popup) await course.close();
-    return popup ?? course;
-  }
-
   async function openSettingsFromLaunch(context: BrowserContext, linkId = 'exam-browser'): Promise<Page> {
-    const page = await launchFromCourse(context, `resource:instructor:${linkId}`);
+    const page = await launchFromCourse(context, { baseUrl: app.baseUrl, button: `resource:instructor:${linkId}` });
     await page.waitForURL(/\/lti\/exams\/[0-9a-f-]+\/settings/, { timeout: 20_000 }).catch(async (error: unknown) => {
       throw new Error(`not on the settings page: ${page.url()}\n${(await page.content()).slice(0, 1500)}`, { cause: error });
     });
@@ -290,12 +280,12 @@ describe('in a browser: the exam settings view', () => {
       await page.locator('#error-summary').waitFor({ state: 'visible' });
       await check(page, 'settings view with errors');
 
-      page = await launchFromCourse(context, 'resource:instructor:exam-midterm');
+      page = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'resource:instructor:exam-midterm' });
       await page.waitForURL(/\/lti\//, { timeout: 20_000 });
       await page.waitForLoadState('load');
       await check(page, 'instructor hub');
 
-      page = await launchFromCourse(context, 'deep-linking:instructor');
+      page = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'deep-linking:instructor' });
       await page.getByRole('button', { name: 'Add the exam to the course' }).waitFor({ timeout: 20_000 });
       await check(page, 'content picker');
       await page.getByLabel('Quiz address').fill('https://moodle.example.edu/not-a-quiz');
@@ -304,7 +294,7 @@ describe('in a browser: the exam settings view', () => {
       await check(page, 'content picker with errors');
 
       app.tool.sandbox!.demoLms.course.links.push({ id: 'exam-unready', title: 'Not ready yet' });
-      page = await launchFromCourse(context, 'resource:student:exam-unready');
+      page = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'resource:student:exam-unready' });
       await page.waitForURL(/\/lti\/launch/, { timeout: 20_000 });
       await page.waitForLoadState('load');
       assert.match(await page.content(), /not ready/i);

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { SECURITY_PRESETS } from '../../src/exams/settings/presets/security.js';
 import { LMS_PRESETS } from '../../src/exams/settings/presets/lms.js';
@@ -14,6 +13,7 @@ import {
   type MemberSection,
   type MemberSettingRow,
 } from '../../src/proctoring/exam-settings.js';
+import { loadCatalog, lookup, type Catalog } from '../helpers/catalogs.js';
 
 /**
  * The settings table and the settings catalog go together: a row is only complete with its words in every
@@ -22,14 +22,7 @@ import {
  */
 const LANGUAGES = ['en', 'es', 'fr', 'de', 'pt-BR', 'ar', 'zh-Hans'] as const;
 
-type Catalog = { readonly [key: string]: string | Catalog };
-const catalogs = Object.fromEntries(LANGUAGES.map((lng) => [lng, JSON.parse(readFileSync(new URL(`../../locales/${lng}/settings.json`, import.meta.url), 'utf8')) as Catalog]));
-
-function message(catalog: Catalog, key: string): string | undefined {
-  let node: string | Catalog | undefined = catalog;
-  for (const part of key.split('.')) node = typeof node === 'object' ? node[part] : undefined;
-  return typeof node === 'string' ? node : undefined;
-}
+const catalogs = Object.fromEntries(LANGUAGES.map((lng) => [lng, loadCatalog(lng, 'settings')]));
 
 /** The catalog keys (without `settings:`) an exam-settings row needs. */
 function examRowKeys(row: ExamSettingRow): string[] {
@@ -50,7 +43,7 @@ function sectionKeys(section: MemberSection): string[] {
   return [`sections.${section}.legend`, `sections.${section}.title`, ...(MEMBER_SECTIONS[section].qualified ? [`sections.${section}.member`] : [])];
 }
 
-const missing = (catalog: Catalog, keys: readonly string[]) => keys.filter((key) => message(catalog, key) === undefined);
+const missing = (catalog: Catalog, keys: readonly string[]) => keys.filter((key) => lookup(catalog, key) === undefined);
 
 describe('the settings catalog has the words of every row of the settings table, in every language', () => {
   const keys = [
@@ -79,7 +72,7 @@ describe('the settings catalog has the words of every row of the settings table,
 
   it('the non-English words are translations, not English left behind', () => {
     for (const lng of LANGUAGES.filter((l) => l !== 'en')) {
-      const same = keys.filter((key) => message(catalogs[lng]!, key) === message(catalogs.en!, key));
+      const same = keys.filter((key) => lookup(catalogs[lng]!, key) === lookup(catalogs.en!, key));
       assert.deepEqual(same, [], lng);
     }
   });

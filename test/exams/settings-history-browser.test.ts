@@ -4,6 +4,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { withBrowser } from '../helpers/browser.js';
 import { axeViolations, describeViolations } from '../helpers/axe.js';
+import { launchFromCourse } from '../helpers/demo-course.js';
 
 const QUIZ_URL = 'https://moodle.example.edu/mod/quiz/view.php?id=777';
 
@@ -18,11 +19,7 @@ describe('in a browser: recent changes and security presets on the settings view
   });
 
   async function openSettings(context: BrowserContext): Promise<Page> {
-    const course = await context.newPage();
-    await course.goto(`${app.baseUrl}/sandbox/lms/?presentation=window&flavor=moodle`);
-    const popupPromise = context.waitForEvent('page', { timeout: 5000 }).catch(() => undefined);
-    await course.locator('button[value="resource:instructor:exam-history"]').click();
-    const page = (await popupPromise) ?? course;
+    const page = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'resource:instructor:exam-history' });
     await page.waitForURL(/\/lti\/exams\/[0-9a-f-]+\/settings/, { timeout: 20_000 });
     await page.locator('#settings-form').waitFor();
     return page;

@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, describeViolations, horizontalOverflow } from '../helpers/axe.js';
 import { withBrowser } from '../helpers/browser.js';
 import { openDemoExamSettings } from '../helpers/settings-page.js';
+import { loadCatalog, message } from '../helpers/catalogs.js';
 
-type Catalog = { readonly [key: string]: string | Catalog };
-const catalog = (lng: string) => JSON.parse(readFileSync(new URL(`../../locales/${lng}/settings.json`, import.meta.url), 'utf8')) as Catalog;
-function message(c: Catalog, key: string, values: Readonly<Record<string, string>> = {}): string {
-  let node: string | Catalog | undefined = c;
-  for (const part of key.split('.')) node = typeof node === 'object' ? node[part] : undefined;
-  assert.equal(typeof node, 'string', key);
-  return (node as string).replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
-}
+const catalog = (lng: string) => loadCatalog(lng, 'settings');
 
 /** The settings page of the demo exam, launched from the LMS in `locale`, opened in Chromium. */
 async function openInBrowser(app: TestApp, page: Page, locale: string): Promise<void> {

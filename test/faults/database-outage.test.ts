@@ -6,6 +6,7 @@ import { metricsRegistry } from '../../src/metrics.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { authorize, launch, postIdToken } from '../helpers/lti-flow.js';
 import { migratedClusterDatabase, ownClusterUnavailable, startOwnCluster, type OwnCluster } from '../helpers/pg-cluster.js';
+import { sample } from '../helpers/metrics.js';
 
 const unavailable = ownClusterUnavailable();
 /** What must never reach a browser: driver and server error text, the database's address or name. */
@@ -13,11 +14,6 @@ const INTERNALS = /ECONNREFUSED|ECONNRESET|terminat|connect|postgres|127\.0\.0\.
 const INCIDENT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 /** One value of the process's /metrics text, 0 when the series is absent. */
-function sample(text: string, series: string): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? 0 : Number(line.slice(series.length + 1));
-}
-
 describe('a database outage', { timeout: 60_000, skip: unavailable ? `skipped: ${unavailable}` : false }, () => {
   let cluster: OwnCluster;
   let app: TestApp;

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { DatabaseUnavailableError, type Database } from '../../src/db/index.js';
 import { IDLE_CONNECTION_MS, openPostgres, STATEMENT_TIMEOUT_MS, IDLE_IN_TRANSACTION_TIMEOUT_MS } from '../../src/db/postgres.js';
 import { ownClusterUnavailable, startOwnCluster, type OwnCluster } from '../helpers/pg-cluster.js';
+import { waitFor } from '../helpers/wait.js';
 
 const unavailable = ownClusterUnavailable();
 
@@ -47,7 +48,7 @@ describe('the PostgreSQL pool', { timeout: 120_000, skip: unavailable ? `skipped
     while (pid === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     // The connection sits idle inside the transaction when the server ends it (as a restart does).
     await other.query('SELECT pg_terminate_backend($1)', [pid]);
-    await waitFor(async () => (await other.query<{ n: number }>('SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0]!.n === 0);
+    await waitFor('the terminated connection gone', async () => (await other.query<{ n: number }>('SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0]!.n === 0);
     await new Promise((resolve) => setTimeout(resolve, 200));
     release();
     await assert.rejects(transaction, DatabaseUnavailableError);
@@ -82,10 +83,3 @@ describe('the PostgreSQL pool', { timeout: 120_000, skip: unavailable ? `skipped
   });
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

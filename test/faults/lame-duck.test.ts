@@ -10,12 +10,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { parseAutoSubmitForm } from '../../src/sandbox/demo-lms/index.js';
-import { freePort } from '../helpers/running-tool.js';
-
-const pathOf = (url: string) => {
-  const parsed = new URL(url);
-  return parsed.pathname + parsed.search;
-};
+import { freePort } from '../helpers/ports.js';
+import { pathOf } from '../helpers/urls.js';
 
 interface Tool {
   baseUrl: string;

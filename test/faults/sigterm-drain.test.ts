@@ -1,30 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { openDatabase } from '../../src/db/index.js';
 import { parseAutoSubmitForm } from '../../src/sandbox/demo-lms/index.js';
-
-/** The real entry point (src/main.ts) in its own process, sandbox mode on embedded PGlite. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-const pathOf = (url: string) => {
-  const parsed = new URL(url);
-  return parsed.pathname + parsed.search;
-};
+import { pathOf } from '../helpers/urls.js';
+import { freePort } from '../helpers/ports.js';
 
 describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
   let child: ChildProcess;

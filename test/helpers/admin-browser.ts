@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { ADMIN_TEST_PASSWORD } from './admin.js';
-import { axeViolations, describeViolations } from './axe.js';
 
 /** Signs in to the console from the keyboard only: the password field has focus on arrival, Enter submits. */
 export async function signInByKeyboard(page: Page, baseUrl: string, password = ADMIN_TEST_PASSWORD): Promise<void> {
@@ -12,11 +11,6 @@ export async function signInByKeyboard(page: Page, baseUrl: string, password = A
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'password', 'the password field has focus');
   await page.keyboard.type(password);
   await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
-}
-
-export async function assertNoAxeViolations(page: Page, what: string): Promise<void> {
-  const violations = await axeViolations(page);
-  assert.equal(violations.length, 0, `${what}:\n${describeViolations(violations)}`);
 }
 
 /** Presses Tab until the element matching `selector` has focus (at most `limit` times). */

@@ -53,3 +53,9 @@ export async function assertAnsweredPagesAccessible(page: Page, baseUrl: string,
     }
   }
 }
+
+/** Fails the test with every axe violation on the page, named by `what`. */
+export async function assertNoAxeViolations(page: Page, what: string): Promise<void> {
+  const violations = await axeViolations(page);
+  assert.equal(violations.length, 0, `${what}:\n${describeViolations(violations)}`);
+}

@@ -3,13 +3,9 @@ import { decodeJwt, type JWTPayload } from 'jose';
 import supertest from 'supertest';
 import { parseAutoSubmitForm, type LoginInput } from '../../src/sandbox/demo-lms/index.js';
 import type { TestApp } from './app.js';
+import { pathOf } from './urls.js';
 
 export type Agent = ReturnType<typeof supertest.agent>;
-
-const pathOf = (url: string) => {
-  const parsed = new URL(url);
-  return parsed.pathname + parsed.search;
-};
 
 export interface Authorized {
   agent: Agent;

@@ -1,12 +1,12 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrate.js';
 import type { TestDatabase } from './db.js';
+import { freePort } from './ports.js';
 
 /**
  * A PostgreSQL cluster of the test's own (initdb + pg_ctl on a free port in a temporary directory), so a test
@@ -41,18 +41,6 @@ export function ownClusterUnavailable(): string | undefined {
   if (!postgresBinaries()) return `no PostgreSQL server binaries (initdb, pg_ctl) under ${BIN_ROOT}/*/bin: install postgresql`;
   if (process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres']).status !== 0) return 'running as root without a postgres system user for initdb';
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startOwnCluster(): Promise<OwnCluster> {

@@ -312,6 +312,9 @@ export const subscribeArb: fc.Arbitrary<SubscribeRequest> = fc.record(
 
 // ---- The emulator on a real port.
 
+/** A scripted emulator fault: one 401 answer with the Launch API's error `code`. */
+export const unauthorized = (code: number) => ({ kind: 'status' as const, status: 401, body: JSON.stringify({ code, message: 'Unauthorized' }), times: 1 });
+
 export const MAIN = { consumerKey: 'consumer-main', secret: 'main-secret-value', region: 'US', active: true } satisfies EmulatorAccount;
 export const ACCOUNTS: EmulatorAccount[] = [
   MAIN,

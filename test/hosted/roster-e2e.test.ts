@@ -12,6 +12,7 @@ import type { DemoLms } from '../../src/sandbox/demo-lms/index.js';
 import { startTestApp, type TestApp, installationSecret } from '../helpers/app.js';
 import { launch } from '../helpers/lti-flow.js';
 import { PNG_1PX, signHostedToken, startStub } from '../helpers/hosted.js';
+import { pathOf } from '../helpers/urls.js';
 
 /**
  * The roster and exam-roster endpoints of the real app, fed by the demo LMS's Names and Roles service
@@ -25,7 +26,6 @@ describe('hosted roster: real launches, Names and Roles over several pages', () 
   let links: HostedLinks;
   let sectionId: string;
   let request: ReturnType<typeof supertest>;
-  const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
   const received = () => app.tool.sandbox?.emulator.received ?? [];
 
   before(async () => {

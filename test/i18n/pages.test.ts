@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { launch } from '../helpers/lti-flow.js';
+import { hiddenField } from '../helpers/urls.js';
 
 const htmlOf = (text: string) => /<html lang="([^"]+)" dir="([^"]+)">/.exec(text)?.slice(1);
 
@@ -57,9 +58,8 @@ describe('page language', () => {
       assert.deepEqual(htmlOf(response.text), [locale, dir]);
       assert.match(response.text, heading);
       assert.doesNotMatch(response.text, /Add a proctored exam|Exam title|Security preset/, 'no English left');
-      const hidden = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(response.text)?.[1] ?? '';
       const action = /<form method="post" action="([^"]+)"/.exec(response.text)?.[1] ?? '';
-      const refused = await agent.post(action).type('form').send({ ltik: hidden('ltik'), _csrf: hidden('_csrf'), title: ' ', lms_preset: 'moodle', quiz_url: '', security_preset: 'standard' });
+      const refused = await agent.post(action).type('form').send({ ltik: hiddenField(response.text, 'ltik'), _csrf: hiddenField(response.text, '_csrf'), title: ' ', lms_preset: 'moodle', quiz_url: '', security_preset: 'standard' });
       assert.equal(refused.status, 422);
       assert.match(refused.text, refusal);
     });

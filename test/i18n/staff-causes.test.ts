@@ -5,8 +5,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { translator } from '../../src/i18n/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { emulator, launchAs, pressHubButton, ROLES, setInstitution, withRoles } from '../helpers/launches.js';
+import { unauthorized } from '../helpers/proctoring.js';
 
-const unauthorized = (code: number) => ({ kind: 'status' as const, status: 401, body: JSON.stringify({ code, message: 'Unauthorized' }), times: 1 });
 
 /** A page's text as a reader sees it: tags dropped, the entities EJS writes decoded, spaces collapsed. */
 function readable(html: string): string {

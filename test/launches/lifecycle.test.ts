@@ -7,11 +7,7 @@ import type { JWTPayload } from 'jose';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { attemptOf, callsDuring, CLAIMS, demoExam, derived, launchAs, launchLog, oneCall, pressHubButton, saveExamSettings, setInstitution, settingsPageExamId, withRoles, ROLES, type Derived } from '../helpers/launches.js';
 import { invalidateReadCaches } from '../../src/db/read-cache.js';
-
-const pathOf = (url: string) => {
-  const parsed = new URL(url);
-  return parsed.pathname + parsed.search;
-};
+import { pathOf } from '../helpers/urls.js';
 
 describe('attempt lifecycle and id stability', () => {
   let app: TestApp;

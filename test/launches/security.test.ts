@@ -7,11 +7,7 @@ import supertest from 'supertest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { authorize, postIdToken } from '../helpers/lti-flow.js';
 import { callsDuring, CLAIMS, demoExam, hubForms, launchAs, mintCsrf, pressHubButton, setAgentCookie, type Launched } from '../helpers/launches.js';
-
-const pathOf = (url: string) => {
-  const parsed = new URL(url);
-  return parsed.pathname + parsed.search;
-};
+import { pathOf } from '../helpers/urls.js';
 
 const otherCourse = (claims: JWTPayload) => {
   claims[CLAIMS.context] = { id: 'course-202', label: 'BIO202', title: 'Biology 202', type: ['CourseSection'] };

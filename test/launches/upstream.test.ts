@@ -6,10 +6,10 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { EXAM_SETTINGS_OFF } from '../../src/proctoring/contract.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { callsDuring, demoExam, emulator, incidentOf, launchAs, launchLog, pressHubButton, retryOf, saveExamSettings, type Launched } from '../helpers/launches.js';
+import { unauthorized } from '../helpers/proctoring.js';
 
 const TIMEOUT_MS = 800;
 
-const unauthorized = (code: number) => ({ kind: 'status' as const, status: 401, body: JSON.stringify({ code, message: 'Unauthorized' }), times: 1 });
 
 describe('upstream failures', () => {
   let app: TestApp;

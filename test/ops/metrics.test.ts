@@ -9,15 +9,11 @@ import { deriveSectionId } from '../../src/lti/identifiers.js';
 import { countWebhookDelivery } from '../../src/metrics.js';
 import { startTestApp, type TestApp, installationSecret } from '../helpers/app.js';
 import { emulator, launchAs } from '../helpers/launches.js';
+import { sample } from '../helpers/metrics.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 
 /** The value of one series in Prometheus's text format, 0 when absent. */
-function sample(text: string, series: string): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? 0 : Number(line.slice(series.length + 1));
-}
-
 describe('/metrics', () => {
   let app: TestApp;
   let request: ReturnType<typeof supertest>;

@@ -16,7 +16,7 @@ import type { Database } from '../../src/db/types.js';
 import { startTestApp } from '../helpers/app.js';
 import { openTestDatabase } from '../helpers/db.js';
 import { launch } from '../helpers/lti-flow.js';
-import { freePort } from '../helpers/running-tool.js';
+import { freePort } from '../helpers/ports.js';
 
 const url = process.env.DATABASE_URL;
 const needsPostgres = url ? false : 'needs PostgreSQL (DATABASE_URL): replicas and the migrate command share one database';

@@ -12,6 +12,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { launchAs } from '../helpers/launches.js';
 import { authorize, postIdToken } from '../helpers/lti-flow.js';
 import { VERSION } from '../../src/version.js';
+import { sample } from '../helpers/metrics.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 /** Series Prometheus makes for every target itself, and labels it adds to every series it scrapes. */
@@ -49,11 +50,6 @@ function exportedSeries(text: string): Map<string, Set<string>> {
 }
 
 /** One value of Prometheus's text format, 0 when the series is absent. */
-function sample(text: string, series: string): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? 0 : Number(line.slice(series.length + 1));
-}
-
 interface Selector {
   name: string;
   labels: string[];

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { connect, createServer as createNetServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +19,8 @@ import { SANDBOX_ACCOUNT } from '../../src/sandbox/index.js';
 import { TEST_ENCRYPTION_KEY } from '../helpers/app.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { httpCandidateLaunch, type LaunchStep } from '../helpers/http-launch.js';
+import { freePort } from '../helpers/ports.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 const REPLICAS = ['r1', 'r2', 'r3'] as const;
 const BURST = 300;
@@ -30,24 +32,8 @@ const skip = !process.env.DATABASE_URL
     ? 'haproxy is not installed (apt-get install haproxy): replicas are not tested'
     : false;
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await sleep(100);
-  }
-}
+/** Replicas start, drain and rejoin the balancer at the pace of a real deployment. */
+const SLOW = { timeoutMs: 120_000, intervalMs: 100 };
 
 const answers = (url: string) => fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok);
 
@@ -164,7 +150,7 @@ ${replicas.map((r) => `  server ${r.name} 127.0.0.1:${r.port} check inter 500 fa
 
     // The three replicas start together on an empty schema: each runs the migrations at start-up.
     for (const replica of replicas) startReplica(replica);
-    for (const replica of replicas) await waitFor(`replica ${replica.name} ready`, () => answers(`http://127.0.0.1:${replica.port}/readyz`));
+    for (const replica of replicas) await waitFor(`replica ${replica.name} ready`, () => answers(`http://127.0.0.1:${replica.port}/readyz`), SLOW);
 
     lms.app = await createApp({
       config: loadConfig({ NODE_ENV: 'development', SANDBOX: '1', PORT: String(lbPort), PUBLIC_URL: lbUrl, LOG_LEVEL: 'silent', TRUST_PROXY_HOPS: '1' }),
@@ -178,7 +164,7 @@ ${replicas.map((r) => `  server ${r.name} 127.0.0.1:${r.port} check inter 500 fa
     await waitFor('the load balancer with every replica up', async () => {
       const stat = await haproxyCommand('show stat');
       return REPLICAS.every((name) => stat.split('\n').some((line) => line.startsWith(`tools,${name},`) && line.includes(',UP,')));
-    });
+    }, SLOW);
   });
 
   after(async () => {
@@ -261,21 +247,21 @@ ${replicas.map((r) => `  server ${r.name} 127.0.0.1:${r.port} check inter 500 fa
     // A rolling restart as an orchestrator does it: take the replica out of the balancer, let its requests
     // finish, stop it with SIGTERM, start it again, put it back when it is ready.
     const rollingRestart = async () => {
-      await waitFor('the burst under way', async () => next >= 20);
+      await waitFor('the burst under way', async () => next >= 20, SLOW);
       for (const replica of replicas) {
         restarting = replica.name;
         restartsStarted++;
         await haproxyCommand(`set server tools/${replica.name} state drain`);
-        await waitFor(`${replica.name} drained`, async () => (await activeSessions(replica.name)) === 0, 30_000);
+        await waitFor(`${replica.name} drained`, async () => (await activeSessions(replica.name)) === 0, { timeoutMs: 30_000, intervalMs: 100 });
         replica.process!.kill('SIGTERM');
         const code = await replica.exited;
         assert.equal(code, 0, `${replica.name} exits 0 on SIGTERM`);
         // The others carry the burst while this one is stopped.
-        await waitFor(`launches completed while ${replica.name} was stopped`, async () => (launchesDuringRestart.get(replica.name) ?? 0) >= 3, 60_000);
+        await waitFor(`launches completed while ${replica.name} was stopped`, async () => (launchesDuringRestart.get(replica.name) ?? 0) >= 3, { timeoutMs: 60_000, intervalMs: 100 });
         startReplica(replica);
-        await waitFor(`${replica.name} ready again`, () => answers(`http://127.0.0.1:${replica.port}/readyz`));
+        await waitFor(`${replica.name} ready again`, () => answers(`http://127.0.0.1:${replica.port}/readyz`), SLOW);
         await haproxyCommand(`set server tools/${replica.name} state ready`);
-        await waitFor(`${replica.name} back in the balancer`, async () => (await haproxyCommand('show stat')).split('\n').some((line) => line.startsWith(`tools,${replica.name},`) && line.includes(',UP,')));
+        await waitFor(`${replica.name} back in the balancer`, async () => (await haproxyCommand('show stat')).split('\n').some((line) => line.startsWith(`tools,${replica.name},`) && line.includes(',UP,')), SLOW);
         restarting = undefined;
       }
     };

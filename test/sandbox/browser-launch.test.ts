@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { withBrowser } from '../helpers/browser.js';
+import { launchFromCourse } from '../helpers/demo-course.js';
 import type { Page } from 'playwright-core';
 
 const EMULATOR_SESSION = /\/sandbox\/proctoring\/session\//;
@@ -29,15 +30,9 @@ describe('in a browser: the demo LMS launches into the proctoring emulator', () 
     await app.close();
   });
 
-  it('clicking "Open the exam as a student" runs the real OIDC flow and ends on the emulator page', async (t) => {
+  it('clicking "Open the exam as a student" (new window) runs the real OIDC flow and ends on the emulator page', async (t) => {
     await withBrowser(t, async (context) => {
-      const page = await context.newPage();
-      await page.goto(`${app.baseUrl}/sandbox/lms/`);
-      const button = page.getByRole('button', { name: /as a student/i }).first();
-      const popupPromise = context.waitForEvent('page', { timeout: 5000 }).catch(() => undefined);
-      await button.click();
-      const popup = await popupPromise;
-      const target = popup ?? page;
+      const target = await launchFromCourse(context, { baseUrl: app.baseUrl, button: /as a student/i });
       await followToEmulator(target, /start the proctored exam/i);
       const request = await target.locator('#request').textContent();
       assert.ok(request);
@@ -46,22 +41,17 @@ describe('in a browser: the demo LMS launches into the proctoring emulator', () 
     });
   });
 
-  it('clicking "… as an instructor" opens the hub, whose "Open review center" ends on the reviewer page', async (t) => {
+  it('clicking "… as an instructor" (embedded) opens the hub in the frame, whose "Open review center" ends on the reviewer page', async (t) => {
     await withBrowser(t, async (context) => {
+      // The course page embeds launches by default: the hub opens inside the demo LMS's frame, in no new tab.
       const page = await context.newPage();
+      const tabs = context.pages().length;
       await page.goto(`${app.baseUrl}/sandbox/lms/`);
-      const popupPromise = context.waitForEvent('page', { timeout: 5000 }).catch(() => undefined);
       await page.getByRole('button', { name: /as an instructor/i }).first().click();
-      const opened = (await popupPromise) ?? page;
-      // The hub may be inside the demo LMS's frame (embedded launch) or the page itself.
-      const name = /open review center/i;
-      const inFrame = opened.frameLocator('iframe').getByRole('button', { name });
-      const onPage = opened.getByRole('button', { name });
-      const where = await Promise.any([inFrame.waitFor({ timeout: 20_000 }).then(() => inFrame), onPage.waitFor({ timeout: 20_000 }).then(() => onPage)]);
-      await where.click();
-      const target = opened;
-      await followToEmulator(target, /open the review center/i);
-      assert.match((await target.content()).toLowerCase(), /review/);
+      await page.frameLocator('iframe').getByRole('button', { name: /open review center/i }).click({ timeout: 20_000 });
+      await followToEmulator(page, /open the review center/i);
+      assert.match((await page.content()).toLowerCase(), /review/);
+      assert.equal(context.pages().length, tabs, 'the embedded launch opened no tab');
     });
   });
 });

@@ -1,19 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { withBrowser } from '../helpers/browser.js';
-
-type Flavor = 'moodle' | 'canvas';
-
-/** Launches from the demo LMS course page in a new window and answers the page the launch opened. */
-async function launchFromCourse(context: BrowserContext, baseUrl: string, button: RegExp, flavor: Flavor): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${baseUrl}/sandbox/lms/?flavor=${flavor}&presentation=window`);
-  const popup = context.waitForEvent('page', { timeout: 20_000 });
-  await page.getByRole('button', { name: button }).first().click();
-  return popup;
-}
+import { launchFromCourse } from '../helpers/demo-course.js';
 
 async function emulatorPage(opened: Page): Promise<Page> {
   await opened.waitForURL(/\/sandbox\/proctoring\/session\//, { timeout: 20_000 });
@@ -59,7 +49,7 @@ describe('in a browser: the sandbox pages fit the screen, have an icon, and the 
       context.on('response', (response) => {
         if (response.status() === 404) notFound.push(response.url());
       });
-      const page = await emulatorPage(await launchFromCourse(context, app.baseUrl, /exam as a proctor/i, 'canvas'));
+      const page = await emulatorPage(await launchFromCourse(context, { baseUrl: app.baseUrl, button: /exam as a proctor/i, flavor: 'canvas' }));
       assert.equal(await page.getByRole('heading', { level: 1, name: 'Live monitoring' }).count(), 1);
       const sent = JSON.parse(String(await page.locator('#request').textContent())) as Record<string, unknown>;
       assert.equal(typeof sent.exam_name, 'string', 'a live launch names the exam');
@@ -70,13 +60,13 @@ describe('in a browser: the sandbox pages fit the screen, have an icon, and the 
   it('every emulator page a launch shows has no horizontal overflow at 1280 and 390 px', async (t) => {
     await withBrowser(t, async (context) => {
       const pages: { name: string; open: () => Promise<Page> }[] = [
-        { name: 'candidate', open: async () => emulatorPage(await launchFromCourse(context, app.baseUrl, /exam as a student/i, 'moodle')) },
-        { name: 'live', open: async () => emulatorPage(await launchFromCourse(context, app.baseUrl, /exam as a proctor/i, 'canvas')) },
-        { name: 'launchpad', open: async () => emulatorPage(await launchFromCourse(context, app.baseUrl, /course navigation \(launchpad\)/i, 'canvas')) },
+        { name: 'candidate', open: async () => emulatorPage(await launchFromCourse(context, { baseUrl: app.baseUrl, button: /exam as a student/i, flavor: 'moodle' })) },
+        { name: 'live', open: async () => emulatorPage(await launchFromCourse(context, { baseUrl: app.baseUrl, button: /exam as a proctor/i, flavor: 'canvas' })) },
+        { name: 'launchpad', open: async () => emulatorPage(await launchFromCourse(context, { baseUrl: app.baseUrl, button: /course navigation \(launchpad\)/i, flavor: 'canvas' })) },
         {
           name: 'review',
           open: async () => {
-            const hub = await launchFromCourse(context, app.baseUrl, /exam as an instructor/i, 'moodle');
+            const hub = await launchFromCourse(context, { baseUrl: app.baseUrl, button: /exam as an instructor/i, flavor: 'moodle' });
             await hub.getByRole('button', { name: /open review center/i }).click();
             return emulatorPage(hub);
           },

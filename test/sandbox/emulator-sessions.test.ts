@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createSessionStore } from '../../src/sandbox/emulator/sessions.js';
 import { launchpadRequest } from '../helpers/proctoring.js';
+import { sleep } from '../helpers/wait.js';
 
 const session = (expireSeconds = 3600) => ({ kind: 'launchpad' as const, body: launchpadRequest(), account: 'acct', expireSeconds });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('emulator session store', () => {
   it('keeps at most `max` sessions, dropping the oldest first', () => {

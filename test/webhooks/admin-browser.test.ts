@@ -3,20 +3,14 @@
 // violations.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { startEmulator, type EmulatorServer } from '../helpers/proctoring.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { ADMIN_TEST_PASSWORD } from '../helpers/admin.js';
-import { axeViolations, describeViolations } from '../helpers/axe.js';
+import { assertNoAxeViolations } from '../helpers/axe.js';
 import { withBrowser } from '../helpers/browser.js';
 import { emulator } from '../helpers/launches.js';
 
 const SUSPENDED = { consumerKey: 'old-key', secret: 'old-secret-00000003', region: 'EU', active: false };
-
-async function assertNoAxeViolations(page: Page, what: string): Promise<void> {
-  const violations = await axeViolations(page);
-  assert.equal(violations.length, 0, `${what}:\n${describeViolations(violations)}`);
-}
 
 describe('in a browser: the console\'s Webhooks page', () => {
   let app: TestApp;

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { parse } from 'csv-parse/sync';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, describeViolations } from '../helpers/axe.js';
 import { withBrowser } from '../helpers/browser.js';
 import { derived, emulator } from '../helpers/launches.js';
+import { launchFromCourse } from '../helpers/demo-course.js';
 
 describe('in a browser: suspicion results and names in the exam hub', () => {
   let app: TestApp;
@@ -18,17 +19,6 @@ describe('in a browser: suspicion results and names in the exam hub', () => {
     await app.close();
   });
 
-  /** Clicks a launch button of the demo LMS course page ("new window" launches open a tab). */
-  async function launchFromCourse(context: BrowserContext, button: string): Promise<Page> {
-    const course = await context.newPage();
-    await course.goto(`${app.baseUrl}/sandbox/lms/?presentation=window&flavor=canvas`);
-    const popupPromise = context.waitForEvent('page', { timeout: 5000 }).catch(() => undefined);
-    await course.locator(`button[value="${button}"]`).click();
-    const popup = await popupPromise;
-    if (popup) await course.close();
-    return popup ?? course;
-  }
-
   async function deliveries(): Promise<number> {
     return Number((await app.db.query<{ n: string }>('SELECT count(*) AS n FROM webhook_deliveries WHERE attempt_id IS NOT NULL')).rows[0]?.n ?? 0);
   }
@@ -36,7 +26,7 @@ describe('in a browser: suspicion results and names in the exam hub', () => {
   async function submitExamAs(context: BrowserContext, user: string): Promise<void> {
     const examLink = app.tool.sandbox!.demoLms.course.exam.id;
     const before = await deliveries();
-    const page = await launchFromCourse(context, `resource:${user}:${examLink}`);
+    const page = await launchFromCourse(context, { baseUrl: app.baseUrl, button: `resource:${user}:${examLink}`, flavor: 'canvas' });
     await page.getByRole('button', { name: 'Submit exam' }).click({ timeout: 20_000 });
     await page.waitForLoadState();
     // The emulator notifies the tool's receiver once the attempt ends.
@@ -50,7 +40,7 @@ describe('in a browser: suspicion results and names in the exam hub', () => {
       await submitExamAs(context, 'student');
       await submitExamAs(context, 'test-student');
 
-      const hub = await launchFromCourse(context, `resource:instructor:${app.tool.sandbox!.demoLms.course.exam.id}`);
+      const hub = await launchFromCourse(context, { baseUrl: app.baseUrl, button: `resource:instructor:${app.tool.sandbox!.demoLms.course.exam.id}`, flavor: 'canvas' });
       await hub.locator('[data-results]').waitFor({ timeout: 20_000 });
       const rows = hub.locator('table[data-table="attempts"] tbody tr');
       assert.equal(await rows.count(), 2);

@@ -1,0 +1,21 @@
+import type { BrowserContext, Page } from 'playwright-core';
+
+export interface CourseLaunch {
+  baseUrl: string;
+  /** The launch button: its value (`resource:<user>:<link>`) or its accessible name. */
+  button: string | RegExp;
+  flavor?: 'moodle' | 'canvas';
+}
+
+/**
+ * Opens the demo LMS course page with "new window" launches, clicks a launch button and answers the tab the launch
+ * opened; a launch that opens no tab fails the test.
+ */
+export async function launchFromCourse(context: BrowserContext, { baseUrl, button, flavor = 'moodle' }: CourseLaunch): Promise<Page> {
+  const course = await context.newPage();
+  await course.goto(`${baseUrl}/sandbox/lms/?presentation=window&flavor=${flavor}`);
+  const opened = context.waitForEvent('page', { timeout: 20_000 });
+  const target = typeof button === 'string' ? course.locator(`button[value="${button}"]`) : course.getByRole('button', { name: button }).first();
+  await target.click();
+  return opened;
+}

@@ -1,0 +1,29 @@
+/** Resolves after `ms` milliseconds: only for tests whose subject is the passing of time itself. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export interface WaitOptions {
+  /** How long the condition may take before the wait fails. */
+  timeoutMs?: number;
+  /** How often the condition is checked. */
+  intervalMs?: number;
+}
+
+/**
+ * Checks `condition` until it holds and fails with `what` once `timeoutMs` has passed. A check that throws counts
+ * as "not yet", and its last error is attached to the failure.
+ */
+export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, { timeoutMs = 10_000, intervalMs = 20 }: WaitOptions = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      if (await condition()) return;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`, lastError === undefined ? {} : { cause: lastError });
+    await sleep(intervalMs);
+  }
+}
