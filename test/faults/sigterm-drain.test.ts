@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/db/index.js';
 import { parseAutoSubmitForm } from '../../src/sandbox/demo-lms/index.js';
 import { pathOf } from '../helpers/urls.js';
 import { freePort } from '../helpers/ports.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
   let child: ChildProcess;
@@ -67,17 +68,16 @@ describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
     // The signal comes once the emulator holds every launch's Launch API call (it records them before the latency).
     const received = async () =>
       ((await supertest(baseUrl).get('/sandbox/proctoring/_emulator/received')).body as Array<{ endpoint?: string }>).filter((call) => call.endpoint === '/v2/candidate/launch').length;
-    const deadline = Date.now() + 60_000;
-    while ((waitingOnLaunchApi < 12 || (await received()) < 12) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(await received(), 12, 'every launch is waiting on its Launch API call');
+    await waitFor('every launch waiting on its Launch API call', async () => waitingOnLaunchApi === 12 && (await received()) === 12, { timeoutMs: 60_000 });
     child.kill('SIGTERM');
     const signalledAt = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const refused = await supertest(baseUrl).get('/healthz').timeout(2000).then(
-      () => false,
-      (error: unknown) => /ECONNREFUSED/.test(String((error as { code?: string }).code ?? error)),
-    );
-    assert.equal(refused, true, 'no new connections once shutting down');
+    // The listener closes as the drain starts, while the launches in flight are still held by the Launch API.
+    const refusesConnections = () =>
+      supertest(baseUrl).get('/healthz').timeout(2000).then(
+        () => false,
+        (error: unknown) => /ECONNREFUSED/.test(String((error as { code?: string }).code ?? error)),
+      );
+    await waitFor('no new connections once shutting down', refusesConnections, { timeoutMs: 1000 });
 
     const results = await Promise.all(burst);
     for (const result of results) {

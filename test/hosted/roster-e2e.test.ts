@@ -90,25 +90,31 @@ describe('hosted roster: real launches, Names and Roles over several pages', () 
     const key = { issuer: demo.registration.issuer, clientId: demo.registration.clientId, deploymentId: demo.registration.deploymentIds[0]!, contextId: demo.course.id, resourceLinkId: demo.course.exam.id };
     const exam = (await exams.find(key))!;
     const original = exam.settings!;
+    const seconds = () => Math.floor(Date.now() / 1000);
+    /** The link's expiry and the clock (in whole seconds) just before and just after the launch that signed it. */
     const rosterExpiry = async () => {
       const before = received().length;
+      const startedAt = seconds();
       await launch(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+      const endedAt = seconds();
       const body = received().slice(before).find((c) => c.endpoint === '/v2/candidate/launch')?.body as { roster_url: string; expire?: number };
       assert.ok(body?.roster_url, 'the candidate launch carries a roster_url');
       const exp = decodeJwt(new URL(body.roster_url).searchParams.get('t')!).exp!;
-      return { lifetime: exp - Math.floor(Date.now() / 1000), expire: body.expire };
+      return { exp, startedAt, endedAt, expire: body.expire };
     };
+    const assertLifetime = (link: { exp: number; startedAt: number; endedAt: number }, lifetime: number) =>
+      assert.ok(link.startedAt + lifetime <= link.exp && link.exp <= link.endedAt + lifetime, `exp ${link.exp} within [${link.startedAt}, ${link.endedAt}] + ${lifetime} s`);
     try {
       await exams.saveSettings(exam.id, { ...original, expire: 900 });
       const short = await rosterExpiry();
       assert.equal(short.expire, 900);
-      assert.ok(Math.abs(short.lifetime - (900 + HOSTED_LINK_MARGIN_SECONDS)) <= 3, `${short.lifetime}s`);
+      assertLifetime(short, 900 + HOSTED_LINK_MARGIN_SECONDS);
       const withoutExpire = { ...original };
       delete withoutExpire.expire;
       await exams.saveSettings(exam.id, withoutExpire);
       const byDefault = await rosterExpiry();
       assert.equal(byDefault.expire, undefined);
-      assert.ok(Math.abs(byDefault.lifetime - (18_000 + HOSTED_LINK_MARGIN_SECONDS)) <= 3, `${byDefault.lifetime}s`);
+      assertLifetime(byDefault, 18_000 + HOSTED_LINK_MARGIN_SECONDS);
     } finally {
       await exams.saveSettings(exam.id, original);
     }
