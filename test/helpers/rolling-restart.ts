@@ -14,7 +14,7 @@ import { SANDBOX_ACCOUNT } from '../../src/sandbox/index.js';
 import { TEST_ENCRYPTION_KEY } from './app.js';
 import { openTestDatabase, type TestDatabase } from './db.js';
 import { httpCandidateLaunch } from './http-launch.js';
-import { freePort } from './running-tool.js';
+import { freePort } from './ports.js';
 
 export interface ReplicaAddress {
   name: string;
