@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from './running-tool.js';
+import { freePort } from './ports.js';
 
 export interface ToolProcess {
   baseUrl: string;

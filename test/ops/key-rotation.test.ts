@@ -15,7 +15,7 @@ import { createLogger } from '../../src/logger.js';
 import { SANDBOX_ACCOUNT } from '../../src/sandbox/index.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { httpCandidateLaunch } from '../helpers/http-launch.js';
-import { freePort } from '../helpers/running-tool.js';
+import { freePort } from '../helpers/ports.js';
 
 const OLD = 'rotation-old-key-0123456789-abcdefghijklmnopqrstuvwxyz';
 const NEW = 'rotation-new-key-0123456789-abcdefghijklmnopqrstuvwxyz';
