@@ -33,8 +33,19 @@ describe('forged, replayed and unknown launches are refused', () => {
     return response;
   }
 
-  it('an unknown issuer', async () => {
-    await refusedWith((c) => ({ ...c, iss: 'https://unknown-lms.example' }), /different LMS|not registered/);
+  it('an issuer other than the one the login was for', async () => {
+    await refusedWith((c) => ({ ...c, iss: 'https://unknown-lms.example' }), /came from a different LMS than the one that started it/);
+  });
+
+  it('several audiences and no azp', async () => {
+    await refusedWith((c) => {
+      const { azp: _azp, ...rest } = c;
+      return { ...rest, aud: [String(c.aud), 'another-tool-client'] };
+    }, /The sign-in message was meant for another tool\./);
+  });
+
+  it('an azp that is not this tool\'s client id', async () => {
+    await refusedWith((c) => ({ ...c, aud: [String(c.aud), 'another-tool-client'], azp: 'another-tool-client' }), /The sign-in message was meant for another tool\./);
   });
 
   it('a bad signature', async () => {
