@@ -54,6 +54,17 @@ describe('forged, replayed and unknown launches are refused', () => {
     await refusedWith((c) => c, /could not be verified/, (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey));
   });
 
+  it('an algorithm downgrade to none', async () => {
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    await refusedWith((c) => c, /could not be verified/, async (claims) => `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.`);
+  });
+
+  it('an algorithm downgrade to HS256 keyed with the platform\'s public key', async () => {
+    const jwk = app.tool.sandbox!.demoLms.jwks().keys[0]!;
+    const secret = new TextEncoder().encode(JSON.stringify(jwk));
+    await refusedWith((c) => c, /could not be verified/, (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: String(jwk.kid ?? '') }).sign(secret));
+  });
+
   it('an expired token', async () => {
     await refusedWith((c) => ({ ...c, iat: now() - 3600, exp: now() - 1800 }), /has expired/);
   });
