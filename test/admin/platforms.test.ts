@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { translator } from '../../src/i18n/index.js';
 import { after, before, describe, it } from 'node:test';
 import { createAuditLog } from '../../src/admin/audit.js';
 import { platformKey } from '../../src/lti/identifiers.js';
@@ -39,8 +40,14 @@ describe('admin console: platforms', () => {
     const page = await admin.agent.get('/admin/platforms/new?lms=moodle').expect(200);
     assert.ok(page.text.includes(`${app.baseUrl}/lti/login`));
     assert.ok(page.text.includes(`${app.baseUrl}/lti/keys`));
-    assert.ok(page.text.includes(`${app.baseUrl}/lti/canvas.json`));
+    assert.ok(!page.text.includes(`${app.baseUrl}/lti/canvas.json`), "Moodle's help shows no Canvas configuration URL");
     assert.match(page.text, /View configuration details/);
+    assert.match(page.text, /Default launch container: <em>New window<\/em>/);
+    assert.match(page.text, /the keyset URL and the login URL above/);
+    const canvasPage = await admin.agent.get('/admin/platforms/new?lms=canvas').expect(200);
+    assert.ok(canvasPage.text.includes(`${app.baseUrl}/lti/canvas.json`));
+    // The values to paste come before the steps that refer to them.
+    assert.ok(canvasPage.text.indexOf('value-canvas') < canvasPage.text.indexOf('paste the Canvas configuration URL above'));
   });
 
   it('refuses a platform without a deployment id, keeps what was typed, saves nothing', async () => {
@@ -89,6 +96,21 @@ describe('admin console: platforms', () => {
     await admin.agent.post(`/admin/platforms/${key}/remove`).type('form').send({ _csrf: csrfFrom(confirm.text) }).expect(303);
     assert.ok(!(await app.tool.lti.platforms.list()).some((p) => p.clientId === canvas.clientId));
     assert.equal((await admin.agent.get(`/admin/platforms/${key}`)).status, 404);
+  });
+
+  it('says how long a registration link lasts in days or hours, in each language', async () => {
+    const list = await admin.agent.get('/admin/platforms').expect(200);
+    assert.match(list.text, /expires after 7 days\./);
+    assert.doesNotMatch(list.text, /168 hours/);
+    const intro = (locale: 'en' | 'de' | 'ar' | 'zh-Hans', unit: 'days' | 'hours', count: number) => {
+      const t = translator(locale);
+      return t.t('admin:platforms.dynamic.intro', { duration: t.t(`admin:platforms.dynamic.${unit}`, { count }) });
+    };
+    assert.match(intro('en', 'hours', 36), /after 36 hours\./);
+    assert.match(intro('en', 'days', 1), /after 1 day\./);
+    assert.match(intro('de', 'days', 7), /nach 7 Tagen ab/);
+    assert.match(intro('ar', 'days', 2), /يومين/);
+    assert.match(intro('zh-Hans', 'days', 7), /7 天后失效/);
   });
 
   it('issues a dynamic-registration link with its expiry, never writing the link to the audit log', async () => {

@@ -100,6 +100,13 @@ const CASES: Case[] = [
 
 describe('LMS exam-page presets', () => {
   const withSandbox = createLmsPresetCatalog([demoLmsPreset]);
+  it('every example quiz address names an example LMS host, never a developer machine', () => {
+    for (const preset of withSandbox.offered.filter((offered) => offered.example)) {
+      assert.match(preset.example, /^https:\/\//, preset.id);
+      assert.doesNotMatch(preset.example, /localhost|127\.0\.0\.1/, preset.id);
+      assert.ok(withSandbox.derive(preset.id, preset.example).ok, `${preset.id}: its example is accepted`);
+    }
+  });
   for (const c of CASES) {
     it(`${c.preset}: ${c.quizUrl.trim()}`, () => {
       const result = withSandbox.derive(c.preset, c.quizUrl);

@@ -6,7 +6,7 @@ export const demoLmsPreset: LmsPreset = {
   id: 'demo-lms',
   label: english('settings:presets.lms.demo-lms.name'),
   productFamilies: [],
-  example: 'http://localhost:3000/sandbox/lms/quiz/exam-midterm',
+  example: 'https://lms.example.edu/sandbox/lms/quiz/exam-midterm',
   note: english('settings:presets.lms.demo-lms.note'),
   limited: false,
   sources: ['src/sandbox/demo-lms/router.ts'],
