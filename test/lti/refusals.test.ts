@@ -65,6 +65,22 @@ describe('forged, replayed and unknown launches are refused', () => {
     await refusedWith((c) => c, /could not be verified/, (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: String(jwk.kid ?? '') }).sign(secret));
   });
 
+  it('a platform deactivated between the login and the launch', async () => {
+    const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    const [issuer, clientId] = [String(auth.claims.iss), String(auth.claims.aud)];
+    const token = await app.tool.sandbox!.demoLms.signIdToken({ ...auth.claims });
+    await app.tool.lti.platforms.setActive(issuer, clientId, false);
+    try {
+      const calls = upstreamCalls();
+      const response = await postIdToken(auth, token);
+      assert.equal(response.status, 401);
+      assert.match(response.text, /This LMS registration has not been activated yet\./);
+      assert.equal(upstreamCalls(), calls, 'no upstream call');
+    } finally {
+      await app.tool.lti.platforms.setActive(issuer, clientId, true);
+    }
+  });
+
   it('an expired token', async () => {
     await refusedWith((c) => ({ ...c, iat: now() - 3600, exp: now() - 1800 }), /has expired/);
   });
