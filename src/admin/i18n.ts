@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { DEFAULT_LOCALE, translator, type MessageValues, type Translator } from '../i18n/index.js';
+import { chosenTranslator } from '../i18n/middleware.js';
 import type { FieldProblem } from '../lti/platform-input.js';
 
 /**
@@ -10,7 +11,7 @@ import type { FieldProblem } from '../lti/platform-input.js';
 export type Translate = (key: string, values?: MessageValues) => string;
 
 export function translatorOf(res: Response): Translator {
-  return (res.locals.i18n as Translator | undefined) ?? translator(DEFAULT_LOCALE);
+  return chosenTranslator(res) ?? translator(DEFAULT_LOCALE);
 }
 
 /** `t` of the request, for route handlers. */

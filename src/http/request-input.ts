@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
+import { isRecord, merged } from '../values.js';
 import { AppError } from './errors.js';
 
 /** Where a request carries its input. */
@@ -53,6 +54,24 @@ export function parseQuery<Schema extends z.ZodType>(schema: Schema, req: Reques
 /** The route's path parameters as `schema` reads them; parameters that do not fit throw `RequestInputError`. */
 export function parseParams<Schema extends z.ZodType>(schema: Schema, req: Request): z.output<Schema> {
   return parsePart('params', schema, req.params);
+}
+
+/**
+ * A GET's query or a POST's form, whichever the request uses (the form's fields win), as `schema` reads them: for
+ * routes that accept both, like an LTI login initiation.
+ */
+export function parseQueryOrBody<Schema extends z.ZodType>(schema: Schema, req: Request): z.output<Schema> {
+  return parsePart('body', schema, merged(req.query, bodyFields(req)));
+}
+
+/**
+ * The request's body as a record of fields (empty when there is none or it is not an object), for middleware that
+ * looks at a field or two and passes every other request on untouched (the LTI adapter in front of ltijs, the CSRF
+ * check). Routes parse their body with `parseBody`.
+ */
+export function bodyFields(req: Request): Readonly<Record<string, unknown>> {
+  const body: unknown = req.body;
+  return isRecord(body) ? body : {};
 }
 
 /**

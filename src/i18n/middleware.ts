@@ -20,10 +20,15 @@ export function useLocale(req: Request, res: Response, preferred: readonly (stri
   return chosen;
 }
 
+/** The translator a middleware already chose for this response, if one did. */
+export function chosenTranslator(res: Response): Translator | undefined {
+  const locals: Partial<I18nLocals> = res.locals;
+  return locals.i18n;
+}
+
 /** The translator already chosen for this response, or the one Accept-Language asks for. */
 export function translatorOf(req: Request, res: Response): Translator {
-  const current = (res.locals as Partial<I18nLocals>).i18n;
-  return current ?? useLocale(req, res);
+  return chosenTranslator(res) ?? useLocale(req, res);
 }
 
 /** Every request: the language from Accept-Language (an LTI session's pages override it with the launch's). */

@@ -4,6 +4,7 @@ import type { AccommodationOverride } from '../exams/accommodations/override.js'
 import type { Exam } from '../exams/store.js';
 import { localizeViolation } from '../exams/settings/violations.js';
 import { AppError } from '../http/errors.js';
+import { bodyFields } from '../http/request-input.js';
 import { requestLogger } from '../http/request-id.js';
 import { translatorOf } from '../i18n/middleware.js';
 import type { Violation } from '../proctoring/contract.js';
@@ -11,7 +12,7 @@ import { isUuid } from '../values.js';
 import type { LtiAdapter } from '../lti/provider.js';
 import type { Logger } from '../logger.js';
 import { renderHub, type HubPageDeps } from './hub-page.js';
-import { LAUNCH_PATHS } from './paths.js';
+import { examIdOf, LAUNCH_PATHS } from './paths.js';
 import { notConfiguredError, type LaunchService, type LaunchSession } from './service.js';
 import { shortId } from './summary.js';
 
@@ -22,9 +23,9 @@ export interface AccommodationRoutesDeps extends HubPageDeps {
   logger: Logger;
 }
 
-const fieldsOf = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
+const fieldsOf = bodyFields;
 
-function studentOf(fields: Record<string, unknown>): string {
+function studentOf(fields: Readonly<Record<string, unknown>>): string {
   const student = fields.student;
   if (typeof student !== 'string' || !isUuid(student)) {
     throw new AppError(400, 'no_student', 'Choose a student', 'Choose a student from the list first.', { messageKey: 'accommodations:errors.noStudent' });
@@ -43,7 +44,7 @@ export function createAccommodationRoutes(deps: AccommodationRoutesDeps): Router
   async function context(req: Request, res: Response): Promise<{ session: LaunchSession; exam: Exam & { settings: NonNullable<Exam['settings']> } }> {
     const session = await deps.service.session(await deps.lti.launchOf(res), requestLogger(deps.logger, req));
     try {
-      const exam = await deps.service.editableExam(session, String(req.params.examId));
+      const exam = await deps.service.editableExam(session, examIdOf(req));
       if (!exam.settings) throw notConfiguredError();
       return { session, exam: { ...exam, settings: exam.settings } };
     } catch (error) {

@@ -1,3 +1,7 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import { parseParams, pathParam } from '../http/request-input.js';
+
 /** Paths under /lti (the session router). Pages are POSTed the session token as the hidden field `ltik`: never in a URL. */
 export const LAUNCH_PATHS = {
   hub: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}`,
@@ -10,3 +14,8 @@ export const LAUNCH_PATHS = {
   saveAccommodation: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/accommodations/save`,
   removeAccommodation: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/accommodations/remove`,
 } as const;
+
+const EXAM_PARAMS = z.object({ examId: pathParam });
+
+/** The exam id of a `…/:examId…` path (the service answers an unknown or malformed one). */
+export const examIdOf = (req: Request): string => parseParams(EXAM_PARAMS, req).examId;

@@ -7,6 +7,12 @@ import { verifyReturnLink, type ReturnLinkSecret, type ReturnOutcome } from './r
 import { isUuid } from '../values.js';
 import { translatorOf } from '../i18n/middleware.js';
 
+import { parseParams, parseQuery, pathParam, textField } from '../http/request-input.js';
+import { z } from 'zod';
+
+const RETURN_PARAMS = z.object({ attemptId: pathParam, outcome: pathParam });
+const RETURN_QUERY = z.object({ sig: textField });
+const isReturnOutcome = (outcome: string): outcome is ReturnOutcome => outcome === 'submitted' || outcome === 'ended';
 
 /**
  * Where the proctoring service sends the candidate after the exam: records the attempt's outcome
@@ -17,13 +23,13 @@ import { translatorOf } from '../i18n/middleware.js';
 export function createReturnRoutes(deps: { attempts: AttemptStore; exams: Pick<ExamStore, 'get'>; secret: ReturnLinkSecret }): Router {
   const router = express.Router();
   router.get('/return/:attemptId/:outcome', async (req, res) => {
-    const { attemptId, outcome } = req.params;
-    const sig = typeof req.query.sig === 'string' ? req.query.sig : '';
-    if (!isUuid(attemptId) || (outcome !== 'submitted' && outcome !== 'ended')) throw new NotFoundError();
-    if (!verifyReturnLink(deps.secret, attemptId, outcome as ReturnOutcome, sig)) {
+    const { attemptId, outcome } = parseParams(RETURN_PARAMS, req);
+    const { sig } = parseQuery(RETURN_QUERY, req);
+    if (!isUuid(attemptId) || !isReturnOutcome(outcome)) throw new NotFoundError();
+    if (!verifyReturnLink(deps.secret, attemptId, outcome, sig)) {
       throw new AppError(403, 'bad_return_link', 'This link is not valid', 'This return link is not valid. Go back to your course in the LMS.', { messageKey: 'common:errors.badReturnLink' });
     }
-    const finished = await deps.attempts.finish(attemptId, outcome as ReturnOutcome);
+    const finished = await deps.attempts.finish(attemptId, outcome);
     if (!finished) throw new NotFoundError('attempt');
     res.set('Cache-Control', 'no-store');
     const redirect = redirectOf((await deps.exams.get(finished.attempt.examId))?.settings ?? null);

@@ -1,5 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Csrf } from '../http/csrf.js';
+import { bodyFields } from '../http/request-input.js';
+import { localsOf } from '../http/locals.js';
 import { requestLogger } from '../http/request-id.js';
 import type { Logger } from '../logger.js';
 import type { LtiLaunch } from '../lti/claims.js';
@@ -10,7 +12,7 @@ import { isStaff, type HubAction, type LaunchOutcome, type LaunchService, type L
 import { resultsCsv } from '../webhooks/csv.js';
 import { resultsQueryOf } from '../webhooks/results.js';
 
-import { LAUNCH_PATHS } from './paths.js';
+import { examIdOf, LAUNCH_PATHS } from './paths.js';
 import { renderHub } from './hub-page.js';
 
 export { LAUNCH_PATHS };
@@ -97,18 +99,19 @@ export function createLaunchRoutes(deps: LaunchRoutesDeps): Router {
     return deps.service.session(await deps.lti.launchOf(res), requestLogger(deps.logger, req));
   }
 
-  const fieldsOf = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
+  // The hub's fields are each checked where they are read (an unknown filter is no filter).
+  const fieldsOf = bodyFields;
 
   router.post('/hub/:examId', async (req, res) => {
     const session = await sessionOf(req, res);
-    const hub = await asSession(res, session, () => deps.service.hub(session, String(req.params.examId), resultsQueryOf(fieldsOf(req))));
+    const hub = await asSession(res, session, () => deps.service.hub(session, examIdOf(req), resultsQueryOf(fieldsOf(req))));
     renderHub(req, res, deps, hub, session.launch);
   });
 
   // The exam's attempts with names, outcome, suspicion and flags, for a spreadsheet.
   router.post('/hub/:examId/attempts.csv', async (req, res) => {
     const session = await sessionOf(req, res);
-    const { exam, results } = await asSession(res, session, () => deps.service.examResults(session, req.params.examId));
+    const { exam, results } = await asSession(res, session, () => deps.service.examResults(session, examIdOf(req)));
     const slug = exam.title.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60).toLowerCase() || 'exam';
     res.set('Cache-Control', 'no-store');
     res.attachment(`${slug}-attempts.csv`);
@@ -118,16 +121,17 @@ export function createLaunchRoutes(deps: LaunchRoutesDeps): Router {
   for (const action of ['review', 'live'] as const satisfies readonly HubAction[]) {
     router.post(`/hub/:examId/${action}`, deps.csrf.protect, async (req, res) => {
       const csrfToken = fieldsOf(req)._csrf;
-      if (typeof csrfToken === 'string') res.locals.retryFields = { ...(res.locals.retryFields as Record<string, string>), _csrf: csrfToken };
+      const locals = localsOf(res);
+      if (typeof csrfToken === 'string') locals.retryFields = { ...locals.retryFields, _csrf: csrfToken };
       const session = await sessionOf(req, res);
-      await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.hubAction(session, String(req.params.examId), action)));
+      await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.hubAction(session, examIdOf(req), action)));
     });
   }
 
   // A button of the course-level exam list (the error page's "Try again" posts the session token again).
   router.post('/course/exams/:examId/start', async (req, res) => {
     const session = await sessionOf(req, res);
-    await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.startFromList(session, req.params.examId)));
+    await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.startFromList(session, examIdOf(req))));
   });
 
   return router;

@@ -4,6 +4,9 @@ import { decodeJwt } from 'jose';
 import ltijs, { type LtijsPlatform, type LtijsProvider } from 'ltijs';
 import { DatabaseUnavailableError, isOutageMessage } from '../db/errors.js';
 import type { Database } from '../db/types.js';
+import { z } from 'zod';
+import { signedCookie } from '../http/cookies.js';
+import { bodyFields } from '../http/request-input.js';
 import { requestLogger } from '../http/request-id.js';
 import { requestSlot } from '../http/request-slots.js';
 import type { Logger } from '../logger.js';
@@ -24,6 +27,7 @@ import { createGuardedHttp, guardedFetch } from '../net/guarded-http.js';
 import { LtijsStore, type HeldReplace } from './store/ltijs-store.js';
 import { sessionChecks, sessionTokenOf } from './session-token.js';
 import { createTokenValidator, type TokenValidator } from './token-validator.js';
+import { isRecord } from '../values.js';
 
 export { LTI_ROUTES };
 
@@ -184,8 +188,7 @@ function framedBy(req: Request): boolean | undefined {
 }
 
 function storageTargetOf(req: Request): string | undefined {
-  const body = req.body as Record<string, unknown> | undefined;
-  const target = body?.lti_storage_target ?? req.query.lti_storage_target;
+  const target = bodyFields(req).lti_storage_target ?? req.query.lti_storage_target;
   return isStorageTarget(target) ? target : undefined;
 }
 
@@ -502,12 +505,12 @@ function directLaunchRoute(deps: {
     };
     let session: LtijsSession;
     try {
-      const signed: unknown = (req.signedCookies as Record<string, unknown>)[`state${state}`];
-      const valid = await validateForSession(idToken, context, typeof signed === 'string' ? signed : undefined);
+      const valid = await validateForSession(idToken, context, signedCookie(req, `state${state}`));
       const saved = await endLogin();
       session = ltijsSessionOf(valid, state);
       held.replaces.push(store.heldReplace('idtoken', session.idtoken.query, session.idtoken.doc), store.heldReplace('contexttoken', session.contexttoken.query, session.contexttoken.doc));
-      res.locals.query = (saved && (saved[0] as { query?: unknown } | undefined)?.query) || {};
+      const first: unknown = saved ? saved[0] : undefined;
+      res.locals.query = (isRecord(first) && first.query) || {};
     } catch (error) {
       noteOutage(context, error);
       await endLogin();
@@ -521,10 +524,10 @@ function directLaunchRoute(deps: {
   }
 
   const answer: RequestHandler = (req, res, next) => {
-    const body = req.body as Record<string, unknown> | undefined;
-    const idToken = body?.id_token;
-    const state = body?.state;
-    const carriesSession = body?.ltik !== undefined || req.query.ltik !== undefined || req.get('authorization') !== undefined;
+    const body = bodyFields(req);
+    const idToken = body.id_token;
+    const state = body.state;
+    const carriesSession = body.ltik !== undefined || req.query.ltik !== undefined || req.get('authorization') !== undefined;
     if (typeof idToken !== 'string' || typeof state !== 'string' || carriesSession || !isResourceLinkRequest(idToken)) {
       next();
       return;
@@ -567,7 +570,10 @@ function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, '
 
   const answer: RequestHandler = (req, res, next) => {
     const params = loginParamsOf(req);
-    const text = (name: string) => (typeof params[name] === 'string' && params[name] !== '' ? (params[name] as string) : undefined);
+    const text = (name: string) => {
+      const value = params[name];
+      return typeof value === 'string' && value !== '' ? value : undefined;
+    };
     const [iss, clientId, target] = [text('iss'), text('client_id'), text('target_link_uri')];
     const carriesSession = params.ltik !== undefined || req.get('authorization') !== undefined;
     if (!iss || !clientId || !text('login_hint') || !target || target.includes('?') || carriesSession) {
@@ -577,7 +583,7 @@ function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, '
     const context = requestContextOf(req, options.publicUrl.origin);
     withCookieAttributes(req, res, () => {
       // ltijs's builder is given what ltijs's route gives it: every parameter of the query and the form.
-      redirectToPlatform(res, next, context, params as Record<string, string | undefined>, iss, clientId).catch((error: unknown) => options.fail(context.failure ?? error, req, res));
+      redirectToPlatform(res, next, context, textParams(params), iss, clientId).catch((error: unknown) => options.fail(context.failure ?? error, req, res));
     });
   };
   return [parseCookies, answer];
@@ -636,6 +642,25 @@ function setUpLtijs(lti: LtijsProvider, options: LtiAdapterOptions, store: Retur
   );
 }
 
+/** What ltijs keeps in `res.locals`: the session's token (`ltik`), its id_token and context documents, its refusal. */
+interface LtijsLocals {
+  ltik?: unknown;
+  token?: unknown;
+  err?: unknown;
+}
+
+const ltijsLocalsOf = (res: Response): LtijsLocals => res.locals;
+
+/** The deep-linking settings of a session's id_token (LTI Deep Linking 2.0 §4.4.1), where ltijs keeps them. */
+const DEEP_LINKING_SESSION = z.object({
+  platformContext: z.object({
+    deepLinkingSettings: z.object({ deep_link_return_url: z.unknown(), accept_presentation_document_targets: z.unknown() }).partial().optional(),
+  }),
+});
+
+/** The part of ltijs's refusal (`res.locals.err`) that says why. */
+const LTIJS_ERROR = z.object({ details: z.object({ message: z.string().optional().catch(undefined) }).optional().catch(undefined) });
+
 /** Signs the deep-linking response of the current deep-linking session (LTI Deep Linking 2.0 §4.2). */
 async function deepLinkingResponse(
   lti: LtijsProvider,
@@ -643,10 +668,8 @@ async function deepLinkingResponse(
   items: LtiResourceLinkItem[],
   responseOptions?: { message?: string },
 ): Promise<DeepLinkingResponse> {
-    const token = res.locals.token as
-      | { platformContext?: { deepLinkingSettings?: { deep_link_return_url?: unknown; accept_presentation_document_targets?: unknown } } }
-      | undefined;
-    const settings = token?.platformContext?.deepLinkingSettings;
+    const token = ltijsLocalsOf(res).token;
+    const settings = DEEP_LINKING_SESSION.safeParse(token).data?.platformContext.deepLinkingSettings;
     const returnUrl = settings?.deep_link_return_url;
     if (!token || typeof returnUrl !== 'string') throw new LtiRefusal('unsupported_message', 'this session is not a deep-linking launch');
     // Exams open in a new window where the platform offers that (Canvas, Moodle): cookies then work and
@@ -678,7 +701,12 @@ function createStore(db: Database, options: Pick<LtiAdapterOptions, 'olderEncryp
 
 /** A login request's parameters as ltijs reads them: the query string's, then the form's over them. */
 function loginParamsOf(req: Request): Record<string, unknown> {
-  return { ...(req.query as Record<string, unknown>), ...(req.body as Record<string, unknown> | undefined) };
+  return { ...req.query, ...bodyFields(req) };
+}
+
+/** The parameters that are one string each (what a login initiation's are). */
+function textParams(params: Readonly<Record<string, unknown>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
 /**
@@ -695,9 +723,9 @@ function ltijsStateOf(req: Request): boolean | undefined {
 
 /** A request's state, framing and storage target for the patched ltijs functions. */
 function requestContextOf(req: Request, toolOrigin: string): RequestContext {
-  const body = req.body as Record<string, unknown> | undefined;
+  const body = bodyFields(req);
   const context: RequestContext = {
-    state: typeof body?.state === 'string' ? body.state : undefined,
+    state: typeof body.state === 'string' ? body.state : undefined,
     framed: framedBy(req),
     storageTarget: storageTargetOf(req),
     storageProof: storageProofOf(body, { secFetchSite: req.get('sec-fetch-site'), origin: req.get('origin') }, toolOrigin),
@@ -716,7 +744,7 @@ function trackRequest(options: Pick<LtiAdapterOptions, 'fail'>, toolOrigin: stri
   return (req: Request, res: Response, next: NextFunction) => {
     const context = requestContextOf(req, toolOrigin);
     trackedContexts.set(res, context);
-    const idToken = (req.body as Record<string, unknown> | undefined)?.id_token;
+    const idToken = bodyFields(req).id_token;
     if (typeof idToken === 'string') {
       holdSession(res);
       awaitLaunch(idToken, context, res);
@@ -751,8 +779,8 @@ function answerFailedSession(context: RequestContext | undefined, message: strin
 /** ltijs's refusals become the tool's refusal pages (or its error handler's 503 when the database is down). */
 function handleLtijsRefusals(lti: LtijsProvider, refuse: LtiHandlers['refuse']): void {
   const refuseFromLtijs = (status: number, fallback: LtiRefusalCode) => (req: Request, res: Response, next: NextFunction) => {
-    const details = (res.locals.err as { details?: { message?: string } } | undefined)?.details;
-    answerFailedSession(trackedContexts.get(res), details?.message, fallback, (refusal) => refuse(req, res, refusal, status), next);
+    const message = LTIJS_ERROR.safeParse(ltijsLocalsOf(res).err).data?.details?.message;
+    answerFailedSession(trackedContexts.get(res), message, fallback, (refusal) => refuse(req, res, refusal, status), next);
   };
   lti.onInvalidToken(refuseFromLtijs(401, 'invalid_token'));
   lti.onSessionTimeout(refuseFromLtijs(401, 'session_expired'));

@@ -1,7 +1,10 @@
 import { translatorOf } from '../i18n/middleware.js';
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { z } from 'zod';
+import { bodyFields, optionalText, parseQueryOrBody, textField } from '../http/request-input.js';
 import { requestLogger } from '../http/request-id.js';
+import { merged } from '../values.js';
 import type { Logger } from '../logger.js';
 import { createGuardedHttp } from '../net/guarded-http.js';
 import { MAX_REGISTRATION_ANSWER_BYTES, RegistrationError, registerWithPlatform, type ToolDescription } from './dynamic-registration.js';
@@ -35,7 +38,7 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
   const form: RequestHandler[] = [
     urlencoded,
     (req: Request, _res: Response, next: () => void) => {
-      (req as Request & { _body?: boolean })._body = true;
+      markBodyRead(req);
       next();
     },
   ];
@@ -45,10 +48,7 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
   });
 
   router.all('/lti/register', ...form, async (req, res) => {
-    const params = { ...req.query, ...(req.body as Record<string, unknown> | undefined) };
-    const link = typeof params.link === 'string' ? params.link : '';
-    const openIdConfiguration = typeof params.openid_configuration === 'string' ? params.openid_configuration : '';
-    const registrationToken = typeof params.registration_token === 'string' ? params.registration_token : undefined;
+    const { link, openid_configuration: openIdConfiguration, registration_token: registrationToken } = parseQueryOrBody(REGISTRATION_REQUEST, req);
     const { t } = translatorOf(req, res);
     const fail = (status: number, message: string) =>
       res.status(status).render('lti/registration', { ok: false, message, title: t('registration:title.refused') });
@@ -102,8 +102,12 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
   });
 
   router.all('/lti/login', ...form, (req, res, next) => {
-    const params = { ...req.query, ...(req.body as Record<string, unknown> | undefined) } as Record<string, unknown>;
-    const text = (name: string) => (typeof params[name] === 'string' ? (params[name] as string) : undefined);
+    // Whatever a login initiation lacks is the LTI refusal below, not a malformed request: read leniently.
+    const params = merged(req.query, bodyFields(req));
+    const text = (name: string) => {
+      const value = params[name];
+      return typeof value === 'string' ? value : undefined;
+    };
     const target = text('target_link_uri');
     if (!text('iss') || !text('login_hint') || !target) {
       options.refuse(req, res, new LtiRefusal('login_invalid', 'login initiation without iss, login_hint or target_link_uri'), 400);
@@ -143,11 +147,11 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
   // back in the frame, so a page reads the state and nonce back (lti.get_data) and posts the id_token again
   // with what it read; the validator then checks them against the login's row (platform-storage.ts).
   router.post(LTI_ROUTES.launch, launchForm, async (req, res, next) => {
-    const body = req.body as Record<string, unknown> | undefined;
-    if (body !== undefined) (req as Request & { _body?: boolean })._body = true;
-    const idToken = body?.id_token;
-    const state = body?.state;
-    if (typeof idToken !== 'string' || typeof state !== 'string' || body?.[STORAGE_FIELDS.outcome] !== undefined || hasCookie(req, `state${state}`)) {
+    if (req.body !== undefined) markBodyRead(req);
+    const body = bodyFields(req);
+    const idToken = body.id_token;
+    const state = body.state;
+    if (typeof idToken !== 'string' || typeof state !== 'string' || body[STORAGE_FIELDS.outcome] !== undefined || hasCookie(req, `state${state}`)) {
       next();
       return;
     }
@@ -164,7 +168,7 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
         mode: 'get',
         storage: { ...storage, keys, state, nonce, timeoutMs: STORAGE_ANSWER_TIMEOUT_MS },
         action: req.baseUrl + req.path,
-        fields: Object.entries(body ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+        fields: Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
         fieldNames: STORAGE_FIELDS,
       });
     } catch (error) {
@@ -173,6 +177,14 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
   });
 
   return router;
+}
+
+/** What a dynamic registration starts with: the console's link, and the platform's configuration URL and token. */
+const REGISTRATION_REQUEST = z.object({ link: textField, openid_configuration: textField, registration_token: optionalText });
+
+/** Tells ltijs's body-parser 1.x that the form was read already (body-parser 2 no longer sets this flag itself). */
+function markBodyRead(req: Request): void {
+  Object.assign(req, { _body: true });
 }
 
 /** Whether the request carries a cookie of this name (the state cookie ltijs signs; its value is checked there). */

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { decodeJwt } from 'jose';
+import { bodyFields } from '../http/request-input.js';
 import { LtiRefusal } from './errors.js';
 
 /**
@@ -8,8 +9,8 @@ import { LtiRefusal } from './errors.js';
  * ends up in access logs, browser history and Referer headers.
  */
 export function sessionTokenOf(req: Request): string | undefined {
-  const body = req.body as Record<string, unknown> | undefined;
-  if (typeof body?.ltik === 'string') return body.ltik;
+  const { ltik } = bodyFields(req);
+  if (typeof ltik === 'string') return ltik;
   const header = req.get('authorization');
   return header?.match(/^(?:Bearer |LTIK-AUTH-V1 Token=)([^,\s]+)/)?.[1];
 }

@@ -1,4 +1,5 @@
 import { translator, type Translator } from '../../i18n/index.js';
+import type { I18nLocals } from '../../i18n/middleware.js';
 import type { Translate } from '../../proctoring/labels.js';
 
 /** What the settings page needs from a translator: the reader's language and direction, messages, dates. */
@@ -8,8 +9,8 @@ export type PageI18n = Translator;
 export const ENGLISH: PageI18n = translator('en');
 
 /** The request's translator (`res.locals.i18n`, src/i18n/middleware.ts), else English. */
-export function pageI18n(locals: Readonly<Record<string, unknown>>): PageI18n {
-  return (locals.i18n as Translator | undefined) ?? ENGLISH;
+export function pageI18n(locals: Readonly<Partial<I18nLocals>>): PageI18n {
+  return locals.i18n ?? ENGLISH;
 }
 
 /** Marks where an argument's HTML goes (a character no message contains). */
