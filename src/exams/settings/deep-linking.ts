@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { parseBody, textField } from '../../http/request-input.js';
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Database } from '../../db/types.js';
@@ -22,6 +24,10 @@ import type { SessionAccess } from './routes.js';
 import { ENGLISH, escapeHtml, htmlMessage, pageI18n } from './i18n.js';
 import { localizeViolation } from './violations.js';
 import type { Translate } from '../../proctoring/labels.js';
+
+/** A form field of the picker, at most 2000 characters (a quiz address is the longest). */
+const pickerField = textField.transform((text) => text.slice(0, 2000));
+const DEEP_LINKING_FORM = z.object({ title: pickerField, lms_preset: pickerField, quiz_url: pickerField, security_preset: pickerField });
 
 export interface DeepLinkingDeps {
   lti: SessionAccess & { deepLinkingResponse(res: Response, items: LtiResourceLinkItem[], options?: { message?: string }): Promise<DeepLinkingResponse> };
@@ -128,9 +134,7 @@ export function createDeepLinkingHandler(deps: DeepLinkingDeps) {
     const launch = await deps.lti.launchOf(res);
     if (launch.messageType !== 'LtiDeepLinkingRequest') throw refusal('notFromPicker', 'Open “Add a proctored exam” from your course’s content picker.');
     canAddExams(launch, await deps.decide(launch));
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string).slice(0, 2000) : '');
-    const form: DeepLinkingForm = { title: text('title'), lms_preset: text('lms_preset'), quiz_url: text('quiz_url'), security_preset: text('security_preset') };
+    const form: DeepLinkingForm = parseBody(DEEP_LINKING_FORM, req);
     const i18n = pageI18n(res.locals);
     const plan = planDeepLinkedExam(form, deps.lmsPresets.derive, i18n.t);
     if (!plan.ok) {

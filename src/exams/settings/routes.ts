@@ -1,3 +1,5 @@
+import { parseParams, parseQuery, textField } from '../../http/request-input.js';
+import { z } from 'zod';
 import express, { type Request, type Response, type Router } from 'express';
 import { deriveUserId, type PseudonymSecret } from '../../lti/identifiers.js';
 import type { LtiLaunch } from '../../lti/claims.js';
@@ -115,12 +117,18 @@ function localizedDerivation(t: Translate, result: DeriveResult): { ok: true; pa
   return result.ok ? result : { ok: false, message: t(result.key, result.values) };
 }
 
+const EXAM_PARAMS = z.object({ examId: z.string().default('') });
+/** A pattern or address of the exam-page checks, at most 2000 characters. */
+const pageField = z.string().transform((text) => text.slice(0, 2000));
+const EXAM_PAGES_QUERY = z.object({ preset: textField, quiz_url: pageField.default('') });
+const EXAM_PAGES_CHECK_QUERY = z.object({ launch_url: pageField.optional(), exam_start: pageField.optional(), exam_take: pageField.optional(), exam_end: pageField.optional() });
+
 export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
   const router = express.Router();
 
   async function examFor(req: Request, res: Response): Promise<{ launch: LtiLaunch; exam: Exam }> {
     const launch = await deps.lti.launchOf(res);
-    const id = String(req.params.examId ?? '');
+    const id = parseParams(EXAM_PARAMS, req).examId;
     const exam = isUuid(id) ? await deps.service.get(id) : undefined;
     return { launch, exam: checkSettingsAccess(launch, await deps.decide(launch), exam) };
   }
@@ -251,8 +259,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
   router.get('/api/exam-pages', async (req, res) => {
     const launch = await deps.lti.launchOf(res);
     refuseUnlessEditor(await deps.decide(launch));
-    const preset = typeof req.query.preset === 'string' ? req.query.preset : '';
-    const quizUrl = typeof req.query.quiz_url === 'string' ? req.query.quiz_url.slice(0, 2000) : '';
+    const { preset, quiz_url: quizUrl } = parseQuery(EXAM_PAGES_QUERY, req);
     res.set('Cache-Control', 'no-store').json(localizedDerivation(pageI18n(res.locals).t, deps.lmsPresets.derive(preset, quizUrl)));
   });
 
@@ -260,9 +267,8 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
   router.get('/api/exam-pages/check', async (req, res) => {
     const launch = await deps.lti.launchOf(res);
     refuseUnlessEditor(await deps.decide(launch));
-    const param = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, 2000) : undefined);
     const { t } = pageI18n(res.locals);
-    const check = checkExamPages({ launch_url: param('launch_url'), exam_start: param('exam_start'), exam_take: param('exam_take'), exam_end: param('exam_end') });
+    const check = checkExamPages(parseQuery(EXAM_PAGES_CHECK_QUERY, req));
     // Each problem framed in the reader's language; the pattern engine's detail stays as it is (technical).
     const problems = Object.fromEntries(Object.entries(check.problems).map(([field, detail]) => [field, t('settings:validation.badPattern', { detail })]));
     res.set('Cache-Control', 'no-store').json({ ...check, problems });

@@ -19,6 +19,8 @@ import {
 import type { MessageHints, PendingLaunch } from './hints.js';
 import { MembershipQueryError, membershipPage, NRPS_MEDIA_TYPE } from './nrps.js';
 import { OAuthError, type OAuthServer } from './oauth.js';
+import { bodyFields } from '../../http/request-input.js';
+import { merged } from '../../values.js';
 
 export interface LoginInitiation {
   /** The tool's login initiation URL. */
@@ -67,7 +69,7 @@ const launchForm = z.object({
 /** The frame name Canvas gives its client-side storage frame, sent as lti_storage_target. */
 export const STORAGE_FRAME_NAME = 'post_message_forwarding';
 
-type FormSource = Record<string, unknown>;
+type FormSource = Readonly<Record<string, unknown>>;
 
 function text(source: FormSource, name: string): string | undefined {
   const value = source[name];
@@ -205,7 +207,7 @@ function courseRoutes(router: Router, ctx: DemoLmsContext, { render, renderError
 
   // As Moodle does: an auto-submitting POST form to the tool's login initiation URL.
   router.post('/launch', form, async (req, res) => {
-    const launch = pendingLaunch(ctx, (req.body ?? {}) as FormSource);
+    const launch = pendingLaunch(ctx, bodyFields(req));
     if (typeof launch === 'string') return renderError(res, 400, 'Cannot launch', launch);
     const login = await ctx.initiateLogin(launch);
     res.set('Cache-Control', 'no-store');
@@ -250,7 +252,7 @@ function storageFrameRoute(router: Router, ctx: DemoLmsContext, { render }: Page
  */
 function authorization(ctx: DemoLmsContext, { render, renderError }: Pages) {
   return async (req: Request, res: Response): Promise<void> => {
-    const source: FormSource = { ...(req.query as FormSource), ...((req.body ?? {}) as FormSource) };
+    const source: FormSource = merged(req.query, bodyFields(req));
     const param = (name: string): string | undefined => text(source, name);
     const refuse = (message: string): Promise<void> => renderError(res, 400, 'The tool could not be opened', message);
 
@@ -313,7 +315,7 @@ function platformServiceRoutes(router: Router, ctx: DemoLmsContext, form: FormPa
     // Moodle answers JSON labelled text/html; clients must parse the body regardless.
     const contentType = ctx.tokenContentType === 'html' ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8';
     try {
-      const grant = await ctx.oauth.grant(textFields((req.body ?? {}) as FormSource));
+      const grant = await ctx.oauth.grant(textFields(bodyFields(req)));
       res.status(200).type(contentType).send(JSON.stringify(grant));
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
@@ -362,7 +364,7 @@ function platformServiceRoutes(router: Router, ctx: DemoLmsContext, form: FormPa
 function deepLinkingReturnRoute(router: Router, ctx: DemoLmsContext, { renderError }: Pages, form: FormParser): void {
   // The deep-linking response (LTI Deep Linking 2.0 §4.2): the tool posts its signed JWT as the field `JWT`.
   router.post('/deep-linking/return', form, async (req, res) => {
-    const token = text((req.body ?? {}) as FormSource, 'JWT');
+    const token = text(bodyFields(req), 'JWT');
     if (!token) return renderError(res, 400, 'Nothing was added', 'The tool sent no JWT.');
     let payload: JWTPayload;
     try {
@@ -425,7 +427,7 @@ function quizRoutes(router: Router, ctx: DemoLmsContext, { render, renderError }
   router.post('/quiz/:linkId/attempt', form, async (req, res) => {
     const link = ctx.course.links.find((candidate) => candidate.id === req.params.linkId);
     if (!link) return renderError(res, 404, 'Not found', 'There is no such quiz in this course.');
-    const answers = (req.body ?? {}) as FormSource;
+    const answers = bodyFields(req);
     const score = QUIZ.filter((question, index) => text(answers, `q${index}`) === question.answer).length;
     res.redirect(303, `${res.req.baseUrl}/quiz/${encodeURIComponent(link.id)}/review?score=${score}`);
   });

@@ -21,6 +21,7 @@ import { BODY_SHAPES, createFaultControls, faultSchema, type BodyShape, type Fau
 import { candidateView, launchpadView, scriptJson, staffView } from './pages.js';
 import { createSessionStore, type Session } from './sessions.js';
 import { deliveryBody, post, publicSubscription, sampleData, subscriptionFrom, type BodyOptions, type DeliveryResult, type StoredSubscription } from './webhooks.js';
+import { bodyFields } from '../../http/request-input.js';
 
 export type { EmulatorAccount } from './accounts.js';
 export { BODY_SHAPES, type BodyShape, type Fault, type FaultControls } from './faults.js';
@@ -300,7 +301,7 @@ function sessionPages(router: Router, state: EmulatorState, deliverWebhooks: Del
 
   router.post('/session/:token/end', express.urlencoded({ extended: false, limit: '2kb' }), async (req, res) => {
     const session = sessions.get(req.params.token);
-    const outcome = (req.body as Record<string, unknown> | undefined)?.outcome;
+    const { outcome } = bodyFields(req);
     if (!session || session.kind !== 'candidate' || (outcome !== 'submitted' && outcome !== 'left')) {
       await render(req, res, 'message', { title: 'Not found', heading: 'This session does not exist', text: 'Go back to your course and open the exam again.' }, 404);
       return;
