@@ -3,7 +3,10 @@ import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import helmet from 'helmet';
 import { toolUrl } from '../config.js';
+import { z } from 'zod';
+import { signedCookie } from '../http/cookies.js';
 import { createCsrf, type Csrf } from '../http/csrf.js';
+import { bodyFields, parseBody, textField } from '../http/request-input.js';
 import { requestLogger } from '../http/request-id.js';
 import { countRateLimited, registerRateLimiter } from '../metrics.js';
 import { createAuditLog, type AuditLog } from './audit.js';
@@ -11,7 +14,7 @@ import { textOf, translatorOf, viewHelpers } from './i18n.js';
 import { ADMIN_PAGES } from './pages/index.js';
 import { HASH_PASSWORD_COMMAND, verifyPassword } from '../secrets/password.js';
 import type { AdminContext, AdminPageModule, AdminServices } from './registry.js';
-import { createAdminSessionStore, DEFAULT_SESSION_LIMITS, type AdminSession, type AdminSessionLimits } from './sessions.js';
+import { adminSessionOf, createAdminSessionStore, DEFAULT_SESSION_LIMITS, setAdminSession, type AdminSessionLimits } from './sessions.js';
 import { consoleForms, signInForm } from './bodies.js';
 import { createSignInGuard, createSignInLockouts, DEFAULT_SIGN_IN_LIMITS, EVERYONE, type SignInLimits, type SignInLock } from './sign-in-limits.js';
 import { clientKeyOf } from '../http/rate-limits.js';
@@ -35,6 +38,12 @@ export interface AdminConsole {
 }
 
 /** Where a signed-in page may send the administrator back to: only console paths of this site. */
+/** The console's notice after a change (`?done=…`); anything but one word shows none. */
+const DONE_NOTICE = z.object({ done: z.string().optional().catch(undefined) });
+/** Where to go after signing in, and whether the last session had expired. */
+const SIGN_IN_QUERY = z.object({ next: z.unknown(), expired: z.unknown() });
+const SIGN_IN_FORM = z.object({ password: textField, next: z.unknown() });
+
 function safeNext(value: unknown): string {
   return typeof value === 'string' && /^\/admin(?:\/[\w\-/.%?=&]*)?$/.test(value) && !value.includes('//') ? value : ADMIN_BASE;
 }
@@ -102,9 +111,9 @@ function createConsoleContext(deps: AdminConsoleDeps, audit: AuditLog, csrf: Csr
         dir: i18n.dir,
         ...viewHelpers(i18n),
         csrfToken: csrf.tokenFor(req, res),
-        signedIn: Boolean(res.locals.adminSession),
+        signedIn: Boolean(adminSessionOf(res)),
         navigation: navigation.map((item) => ({ ...item, current: item.href === ADMIN_BASE ? path === ADMIN_BASE : path.startsWith(item.href) })),
-        done: typeof req.query.done === 'string' ? req.query.done : undefined,
+        done: DONE_NOTICE.parse(req.query).done,
         // Pages show what LMSs sent (course titles, platform names, issuers): no control character reaches the browser raw.
         ...dataForPage(locals),
       });
@@ -136,7 +145,7 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
   const csrf = createCsrf({
     secret: secrets.map((secret) => `admin-csrf\0${secret}`),
     secure,
-    sessionIdOf: (req) => (req.res?.locals.adminSession as AdminSession | undefined)?.idHash ?? '',
+    sessionIdOf: (req) => (req.res ? adminSessionOf(req.res)?.idHash : undefined) ?? '',
     cookie: { name: 'proctor.admin-csrf', sameSite: 'strict' },
   });
 
@@ -157,10 +166,10 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
 
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const id: unknown = req.signedCookies?.[sessionCookie];
-      if (typeof id === 'string' && id) {
+      const id = signedCookie(req, sessionCookie);
+      if (id) {
         const session = await sessions.touch(id);
-        if (session) res.locals.adminSession = session;
+        if (session) setAdminSession(res, session);
       }
       next();
     } catch (error) {
@@ -174,7 +183,7 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
     void recordLockout(req, lock).catch((error: unknown) => requestLogger(logger, req).warn({ err: error }, 'could not record the sign-in lockout'));
     countRateLimited(ADMIN_SIGN_IN_LIMITER);
     res.status(429).set('Retry-After', String(lock.retryAfterSeconds));
-    context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), lockedOut: lock.scope, next: safeNext(req.body?.next) });
+    context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), lockedOut: lock.scope, next: safeNext(bodyFields(req).next) });
   });
   // One audit entry when a lockout starts (the attempt just past the limit), not one per refused attempt.
   const lockoutsRecorded = new Set<string>();
@@ -188,18 +197,19 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
   }
 
   router.get('/sign-in', (req, res) => {
-    if (res.locals.adminSession) {
-      res.redirect(303, safeNext(req.query.next));
+    const query = SIGN_IN_QUERY.parse(req.query);
+    if (adminSessionOf(res)) {
+      res.redirect(303, safeNext(query.next));
       return;
     }
-    context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), next: safeNext(req.query.next), expired: req.query.expired === '1' });
+    context.render(req, res, 'admin/sign-in', { title: textOf(res)('admin:signIn.title'), next: safeNext(query.next), expired: query.expired === '1' });
   });
 
   router.post('/sign-in', ...signInForm, csrf.protect, guard.limit, async (req, res, next) => {
     try {
       await guard.slowDown(req);
-      const body = req.body as Record<string, unknown>;
-      const password = typeof body.password === 'string' ? body.password : '';
+      const body = parseBody(SIGN_IN_FORM, req);
+      const password = body.password;
       if (!password || !(await verifyPassword(password, adminPassword))) {
         requestLogger(logger, req).info({ remoteAddress: req.ip }, 'admin sign-in refused: wrong password');
         await audit.record({ ...context.actorOf(req), actor: 'anonymous', action: 'admin.sign_in_failed', target: clientKeyOf(req.ip) });
@@ -208,11 +218,11 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
         return;
       }
       await guard.succeeded(req);
-      const previous: unknown = req.signedCookies?.[sessionCookie];
-      if (typeof previous === 'string') await sessions.end(previous);
+      const previous = signedCookie(req, sessionCookie);
+      if (previous !== undefined) await sessions.end(previous);
       const { id, session } = await sessions.create(req.ip);
       res.cookie(sessionCookie, id, cookieOptions);
-      res.locals.adminSession = session;
+      setAdminSession(res, session);
       await audit.record({ ...context.actorOf(req), action: 'admin.sign_in' });
       res.redirect(303, safeNext(body.next));
     } catch (error) {
@@ -221,11 +231,11 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
   });
 
   router.use((req, res, next) => {
-    if (res.locals.adminSession) {
+    if (adminSessionOf(res)) {
       next();
       return;
     }
-    const hadCookie = typeof req.signedCookies?.[sessionCookie] === 'string';
+    const hadCookie = signedCookie(req, sessionCookie) !== undefined;
     if (req.method !== 'GET') {
       // Refused before its body is read; closing the connection spares reading the rest of it.
       res.status(401).set('Connection', 'close');
@@ -241,8 +251,8 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
 
   router.post('/sign-out', async (req, res, next) => {
     try {
-      const id: unknown = req.signedCookies?.[sessionCookie];
-      if (typeof id === 'string') await sessions.end(id);
+      const id = signedCookie(req, sessionCookie);
+      if (id !== undefined) await sessions.end(id);
       await audit.record({ ...context.actorOf(req), action: 'admin.sign_out' });
       res.clearCookie(sessionCookie, { ...cookieOptions, signed: false });
       res.redirect(303, `${ADMIN_BASE}/sign-in?done=signed-out`);
