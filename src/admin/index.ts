@@ -41,8 +41,8 @@ export interface AdminConsole {
 /** The console's notice after a change (`?done=…`); anything but one word shows none. */
 const DONE_NOTICE = z.object({ done: z.string().optional().catch(undefined) });
 /** Where to go after signing in, and whether the last session had expired. */
-const SIGN_IN_QUERY = z.object({ next: z.unknown(), expired: z.unknown() });
-const SIGN_IN_FORM = z.object({ password: textField, next: z.unknown() });
+const SIGN_IN_QUERY = z.object({ next: z.unknown().optional(), expired: z.unknown().optional() });
+const SIGN_IN_FORM = z.object({ password: textField, next: z.unknown().optional() });
 
 function safeNext(value: unknown): string {
   return typeof value === 'string' && /^\/admin(?:\/[\w\-/.%?=&]*)?$/.test(value) && !value.includes('//') ? value : ADMIN_BASE;
