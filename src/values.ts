@@ -34,3 +34,24 @@ export function isUuid(value: string): boolean {
 export function detachedCopy(text: string): string {
   return structuredClone(text);
 }
+
+/** The `code` an error carries (Node.js's `ENOENT`, PostgreSQL's SQLSTATE, jose's `ERR_JWT_EXPIRED`), if any. */
+export function errorCode(error: unknown): unknown {
+  return isRecord(error) || error instanceof Error ? Reflect.get(error, 'code') : undefined;
+}
+
+/** An error's message, or what was thrown in words. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Whether `value` is one of `choices`, which then gives it their type. */
+export function isOneOf<Choice>(choices: readonly Choice[], value: unknown): value is Choice {
+  return choices.some((choice) => choice === value);
+}
+
+/** A chunk of a byte stream (a `Buffer` unless the stream was given an encoding) as bytes. */
+export function bytesOf(chunk: unknown): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  return chunk instanceof Uint8Array ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.from(String(chunk));
+}

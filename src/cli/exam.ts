@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { recordChange } from './audit.js';
 import type { WithDatabase } from './context.js';
 import { err, fail, out, outRaw, readInput, writeOutput } from './io.js';
+import { messageOf } from '../values.js';
 
 /** `exam export|import`: exams as JSON. */
 export function addExamCommands(program: Command, withDatabase: WithDatabase): void {
@@ -37,7 +38,7 @@ export function addExamCommands(program: Command, withDatabase: WithDatabase): v
       try {
         parsed = JSON.parse(text);
       } catch (error) {
-        err(`Nothing was imported: ${path} is not valid JSON (${(error as Error).message}).`);
+        err(`Nothing was imported: ${path} is not valid JSON (${messageOf(error)}).`);
         fail();
         return;
       }

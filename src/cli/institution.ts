@@ -7,6 +7,7 @@ import type { WithDatabase } from './context.js';
 import { out, readInput } from './io.js';
 import { createInstitutionSettingsStore, type InstitutionSettingsInput } from '../institution/settings.js';
 import { platformKey } from '../lti/identifiers.js';
+import { isOneOf } from '../values.js';
 
 interface PlatformOptions {
   issuer: string;
@@ -142,7 +143,7 @@ export function applySetOptions(current: InstitutionSettingsInput, options: SetO
   const proctorSettings: Record<string, boolean> = { ...current.proctorSettings };
   for (const entry of options.proctorSetting) {
     const [name, value = ''] = entry.split('=');
-    if (!name || !(PROCTOR_SETTINGS as readonly string[]).includes(name)) {
+    if (!name || !isOneOf(PROCTOR_SETTINGS, name)) {
       throw new Error(`unknown proctor setting '${name ?? ''}': use one of ${PROCTOR_SETTINGS.join(', ')}`);
     }
     proctorSettings[name] = yesNo(value);

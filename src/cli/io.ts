@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import type { CommandRequest, CommandResult } from '../control/protocol.js';
+import { bytesOf } from '../values.js';
 
 /**
  * Where a command's output goes and where its input comes from. A command run from a shell writes to the
@@ -80,7 +81,7 @@ export function localActor(): { user: string; host: string } {
 
 async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of process.stdin) chunks.push(bytesOf(chunk));
   return Buffer.concat(chunks);
 }
 

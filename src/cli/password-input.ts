@@ -1,3 +1,5 @@
+import { bytesOf } from '../values.js';
+
 /**
  * A password from standard input. On a terminal: asked for twice on standard error with echo off (raw mode);
  * undefined when the two differ. From a pipe: the first line.
@@ -11,7 +13,7 @@ export async function readPassword(): Promise<string | undefined> {
 
 async function readAll(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of process.stdin) chunks.push(bytesOf(chunk));
   return Buffer.concat(chunks).toString('utf8');
 }
 

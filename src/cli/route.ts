@@ -3,6 +3,7 @@ import { runThroughTool, ToolUnreachableError } from '../control/client.js';
 import { acquireLockWaiting, currentHolder, DataDirBusyError, type DataDirLock, type LockHolder } from '../control/lock.js';
 import { CONTROL_BODY_LIMIT_BYTES, type CommandRequest } from '../control/protocol.js';
 import { localActor } from './io.js';
+import { bytesOf, errorCode } from '../values.js';
 
 /**
  * Where a command runs. On PostgreSQL: here, on its own connection (the running tool reads the same database).
@@ -70,7 +71,7 @@ export async function runInTool(holder: LockHolder, argv: string[]): Promise<num
       if (size > CONTROL_BODY_LIMIT_BYTES) throw new Error(`the files named on the command line exceed ${CONTROL_BODY_LIMIT_BYTES / 1024 / 1024} MiB`);
       request.files[arg] = readFileSync(arg).toString('base64');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EACCES') continue;
+      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'EACCES') continue;
       throw error;
     }
   }
@@ -83,6 +84,6 @@ export async function runInTool(holder: LockHolder, argv: string[]): Promise<num
 
 async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of process.stdin) chunks.push(bytesOf(chunk));
   return Buffer.concat(chunks);
 }

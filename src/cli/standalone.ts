@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { addAdminCommands } from './admin.js';
 import { err, outRaw } from './io.js';
 import { runProgram } from './program.js';
+import { isOneOf } from '../values.js';
 
 /** Commands that need neither the configuration nor the database: run at once, never through the running tool. */
 export const STANDALONE_COMMANDS = ['admin'] as const;
@@ -10,7 +11,7 @@ export const STANDALONE_COMMANDS = ['admin'] as const;
 const WITH_DATABASE = ['lockouts', 'unlock'];
 
 export function isStandalone(argv: readonly string[]): boolean {
-  return (STANDALONE_COMMANDS as readonly string[]).includes(argv[0] ?? '') && !WITH_DATABASE.includes(argv[1] ?? '');
+  return isOneOf(STANDALONE_COMMANDS, argv[0]) && !WITH_DATABASE.includes(argv[1] ?? '');
 }
 
 export async function runStandalone(argv: readonly string[]): Promise<number> {

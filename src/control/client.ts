@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import type { LockHolder } from './lock.js';
 import { CONTROL_PATH, type CommandRequest, type CommandResult } from './protocol.js';
+import { errorCode } from '../values.js';
 
 /** The tool holds DATA_DIR but its control endpoint cannot be used: the message says what to do instead. */
 export class ToolUnreachableError extends Error {
@@ -44,7 +45,7 @@ export async function runThroughTool(holder: LockHolder, body: CommandRequest, t
       reject(new ToolUnreachableError(`the running proctor-lti (pid ${holder.pid}) did not finish the command within ${Math.round(timeoutMs / 1000)} s; check its log, and the admin console: ${consoleUrl}`));
     });
     req.on('error', (error) => {
-      reject(new ToolUnreachableError(`a proctor-lti (pid ${holder.pid}) holds the embedded database but does not answer on its control port (${(error as NodeJS.ErrnoException).code ?? error.message}). Use the admin console (${consoleUrl}), or stop that process and try again.`));
+      reject(new ToolUnreachableError(`a proctor-lti (pid ${holder.pid}) holds the embedded database but does not answer on its control port (${String(errorCode(error) ?? error.message)}). Use the admin console (${consoleUrl}), or stop that process and try again.`));
     });
     req.end(payload);
   });

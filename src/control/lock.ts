@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { errorCode } from '../values.js';
 
 /**
  * The embedded database (PGlite) is one process per data directory: a second process opening it sees nothing
@@ -51,7 +52,7 @@ function isAlive(holder: LockHolder): boolean {
     process.kill(holder.pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
 }
 
@@ -102,7 +103,7 @@ export function acquireLock(dataDir: string, kind: LockHolder['kind']): DataDirL
     try {
       fd = openSync(path, 'wx', 0o600);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (errorCode(error) !== 'EEXIST') throw error;
       const holder = currentHolder(dataDir);
       if (holder) throw new DataDirBusyError(dataDir, holder);
       continue;

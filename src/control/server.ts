@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTROL_BODY_LIMIT_BYTES, CONTROL_PATH, type CommandRequest, type CommandResult } from './protocol.js';
+import { bytesOf } from '../values.js';
 
 export interface ControlServer {
   port: number;
@@ -62,9 +63,10 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
-    size += (chunk as Buffer).length;
+    const bytes = bytesOf(chunk);
+    size += bytes.length;
     if (size > CONTROL_BODY_LIMIT_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
+    chunks.push(bytes);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,6 +1,7 @@
 import { countDatabaseError } from '../metrics.js';
 import { databaseErrorKind, DatabaseUnavailableError } from './errors.js';
 import type { Database, Queryable, QueryResult } from './types.js';
+import { errorCode } from '../values.js';
 
 /** Errors already counted where they were thrown, so a transaction that passes one on does not count it again. */
 const counted = new WeakSet<object>();
@@ -19,7 +20,7 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
 /** True for what the database or its driver threw (an outage, a SQLSTATE), not for an error of the transaction's own work. */
 function fromDatabase(error: unknown): boolean {
   if (error instanceof DatabaseUnavailableError) return true;
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  const code = errorCode(error);
   return typeof code === 'string' && SQLSTATE.test(code);
 }
 

@@ -1,4 +1,5 @@
 import type { DatabaseErrorKind } from '../metrics.js';
+import { errorCode } from '../values.js';
 
 /**
  * The database could not be reached or stopped answering (refused or dropped connection, server shutting
@@ -31,7 +32,7 @@ export function isOutage(error: unknown): boolean {
   if (error instanceof DatabaseUnavailableError) return true;
   if (error instanceof AggregateError && error.errors.length > 0) return error.errors.every(isOutage);
   if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
+  const code = errorCode(error);
   if (typeof code === 'string') {
     if (NETWORK_CODES.has(code) || UNUSABLE_DATABASE_CODES.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '53300') return true;
   }
@@ -43,7 +44,7 @@ const OUTAGE_MESSAGE = 'database unavailable';
 /** Rethrows an outage as DatabaseUnavailableError (the driver's error as cause); other errors unchanged. */
 export function asOutage(error: unknown): unknown {
   if (error instanceof DatabaseUnavailableError || !isOutage(error)) return error;
-  const code = (error as { code?: unknown }).code;
+  const code = errorCode(error);
   return new DatabaseUnavailableError(`${OUTAGE_MESSAGE}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error });
 }
 
@@ -66,7 +67,7 @@ const TIMEOUT_MESSAGES = /timeout/i;
  */
 export function databaseErrorKind(error: unknown): DatabaseErrorKind | undefined {
   const driverError = error instanceof DatabaseUnavailableError && error.cause !== undefined ? error.cause : error;
-  const code = typeof driverError === 'object' && driverError !== null ? (driverError as { code?: unknown }).code : undefined;
+  const code = errorCode(driverError);
   if (typeof code === 'string' && code.startsWith('23')) return undefined;
   const message = driverError instanceof Error ? driverError.message : '';
   if ((typeof code === 'string' && TIMEOUT_CODES.has(code)) || TIMEOUT_MESSAGES.test(message)) return 'timeout';

@@ -3,6 +3,7 @@ import { DEFAULT_CONNECT_TIMEOUT_MS, openPostgres } from './postgres.js';
 import { DatabaseUnavailableError } from './errors.js';
 import { countingErrors } from './error-counting.js';
 import type { Database } from './types.js';
+import { errorCode } from '../values.js';
 
 export type { Database, Queryable, QueryResult } from './types.js';
 export { DatabaseUnavailableError, isOutage } from './errors.js';
@@ -143,7 +144,7 @@ function reasonOf(err: unknown): string {
     return [...new Set(err.errors.map(reasonOf))].join('; ');
   }
   if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
+    const code = errorCode(err);
     const message = err.message || err.name;
     return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
   }

@@ -3,6 +3,7 @@ import { watchDatabasePool } from '../metrics.js';
 import { asOutage } from './errors.js';
 import { DEFAULT_POOL_SIZE } from '../config.js';
 import type { Database, NoticeHandlers, Queryable, QueryResult } from './types.js';
+import { errorCode } from '../values.js';
 
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database` */
@@ -114,7 +115,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     } catch (err) {
       // Two processes creating the same schema at once: the loser sees a duplicate, which is fine.
-      const code = (err as { code?: unknown }).code;
+      const code = errorCode(err);
       if (code !== '23505' && code !== '42P06') {
         await pool.end().catch(() => {});
         throw err;

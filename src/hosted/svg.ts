@@ -1,4 +1,5 @@
 import { LogoError, LOGO_MAX_BYTES } from './logo-image.js';
+import { messageOf } from '../values.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -61,7 +62,7 @@ export async function sanitizeSvg(bytes: Uint8Array): Promise<Uint8Array> {
     return out;
   } catch (error) {
     if (error instanceof LogoError) throw error;
-    throw new LogoError(`the SVG logo could not be read: ${(error as Error).message}`);
+    throw new LogoError(`the SVG logo could not be read: ${messageOf(error)}`);
   } finally {
     window.close();
   }

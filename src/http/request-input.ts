@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { isRecord, merged } from '../values.js';
+import { isRecord } from '../values.js';
 import { AppError } from './errors.js';
 
 /** Where a request carries its input. */
@@ -61,7 +61,7 @@ export function parseParams<Schema extends z.ZodType>(schema: Schema, req: Reque
  * routes that accept both, like an LTI login initiation.
  */
 export function parseQueryOrBody<Schema extends z.ZodType>(schema: Schema, req: Request): z.output<Schema> {
-  return parsePart('body', schema, merged(req.query, bodyFields(req)));
+  return parsePart('body', schema, { ...req.query, ...bodyFields(req) });
 }
 
 /**

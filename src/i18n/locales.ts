@@ -14,7 +14,7 @@ export function directionOf(locale: Locale): 'ltr' | 'rtl' {
 }
 
 export function isLocale(value: unknown): value is Locale {
-  return typeof value === 'string' && (SUPPORTED_LOCALES as readonly string[]).includes(value);
+  return SUPPORTED_LOCALES.some((locale) => locale === value);
 }
 
 /**

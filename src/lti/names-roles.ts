@@ -4,6 +4,7 @@ import type { LtijsAccessToken, LtijsPlatform, LtijsProvider } from 'ltijs';
 import { z } from 'zod';
 import { countNamesRolesPage } from '../metrics.js';
 import { guardedFetch, type GuardedHttp } from '../net/guarded-http.js';
+import { messageOf } from '../values.js';
 
 /**
  * Names and Roles Provisioning Service 2.0 (https://www.imsglobal.org/spec/lti-nrps/v2p0): every page of
@@ -131,7 +132,7 @@ export async function fetchAllMembers(options: FetchMembersOptions): Promise<Nam
       });
     } catch (error) {
       if (options.signal?.aborted) throw new NamesRolesError('timeout', 'the memberships service did not answer in time', { cause: error });
-      throw new NamesRolesError('upstream', `the memberships service could not be reached: ${(error as Error).message}`, { cause: error });
+      throw new NamesRolesError('upstream', `the memberships service could not be reached: ${messageOf(error)}`, { cause: error });
     }
     if (response.status === 401 && !retriedToken) {
       // The LMS forgot or revoked the cached token (restart, key rotation): one retry with a new one.
@@ -222,7 +223,7 @@ export async function requestAccessToken(http: GuardedHttp, platform: LtijsPlatf
     answer = await http.request(tokenUrl, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' }, body, signal, maxBytes: MAX_TOKEN_ANSWER_BYTES });
   } catch (error) {
     if (signal.aborted) throw new NamesRolesError('timeout', 'the LMS token endpoint did not answer in time', { cause: error });
-    throw new NamesRolesError('access_token', `no access token for Names and Roles: the LMS token endpoint could not be used: ${(error as Error).message}`, { cause: error });
+    throw new NamesRolesError('access_token', `no access token for Names and Roles: the LMS token endpoint could not be used: ${messageOf(error)}`, { cause: error });
   }
   if (answer.status !== 200) throw new NamesRolesError('access_token', `no access token for Names and Roles: the LMS token endpoint answered HTTP ${answer.status}${oauthErrorOf(answer.text)}`);
   let parsed: z.infer<typeof tokenAnswerSchema>;

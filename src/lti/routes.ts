@@ -4,7 +4,6 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import { z } from 'zod';
 import { bodyFields, optionalText, parseQueryOrBody, textField } from '../http/request-input.js';
 import { requestLogger } from '../http/request-id.js';
-import { merged } from '../values.js';
 import type { Logger } from '../logger.js';
 import { createGuardedHttp } from '../net/guarded-http.js';
 import { MAX_REGISTRATION_ANSWER_BYTES, RegistrationError, registerWithPlatform, type ToolDescription } from './dynamic-registration.js';
@@ -103,7 +102,7 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
 
   router.all('/lti/login', ...form, (req, res, next) => {
     // Whatever a login initiation lacks is the LTI refusal below, not a malformed request: read leniently.
-    const params = merged(req.query, bodyFields(req));
+    const params: Readonly<Record<string, unknown>> = { ...req.query, ...bodyFields(req) };
     const text = (name: string) => {
       const value = params[name];
       return typeof value === 'string' ? value : undefined;

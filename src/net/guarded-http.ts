@@ -135,12 +135,13 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
       let size = 0;
       try {
         for await (const chunk of response.body) {
-          size += (chunk as Buffer).length;
+          const bytes: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+          size += bytes.length;
           if (size > maxBytes) {
             response.body.destroy();
             throw new OutboundError(`${url.origin}: answer larger than ${maxBytes} bytes`);
           }
-          chunks.push(chunk as Buffer);
+          chunks.push(bytes);
         }
       } catch (error) {
         if (error instanceof OutboundError) throw error;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ASSUMED_LIMITS, WEBHOOK_TYPES, WEBHOOK_VERSIONS } from './assumptions.js';
 import { CHOICE_LABELS, fieldLabel, labelKey } from './labels.js';
 import { english } from './english.js';
-import { isRecord } from '../values.js';
+import { isOneOf, isRecord } from '../values.js';
 import { pagePatternProblem, patternMatches } from './patterns.js';
 import {
   breaksPrerequisite,
@@ -173,7 +173,7 @@ const candidateExpire = intRange(LIMITS.candidateExpire.min, LIMITS.candidateExp
 const staffExpire = intRange(LIMITS.staffExpire.min, LIMITS.staffExpire.max);
 const examTag = text(LIMITS.examTag)
   .refine((v) => ASCII_NO_SPACES.test(v), check('ascii_no_spaces', { text: 'may contain only ASCII letters, digits and symbols, without spaces.' }))
-  .refine((v) => !(RESERVED_EXAM_TAGS as readonly string[]).includes(v), check('reserved_word', { text: `must not be one of the reserved words ${RESERVED_EXAM_TAGS.join(', ')}.` }));
+  .refine((v) => !isOneOf(RESERVED_EXAM_TAGS, v), check('reserved_word', { text: `must not be one of the reserved words ${RESERVED_EXAM_TAGS.join(', ')}.` }));
 const sectionId = text(ASSUMED_LIMITS.sectionIdLength);
 const rosterUrl = url({ min: 1, max: LIMITS.rosterUrl.max });
 const domain = text(LIMITS.domain).refine((v) => HOSTNAME.test(v), check('hostname', { text: 'must be a host name such as exams.example.edu, without https:// or a path.' }));

@@ -1,5 +1,5 @@
 import { EXAM_SETTINGS_MEMBERS, type Violation } from '../../proctoring/contract.js';
-import { isRecord } from '../../values.js';
+import { isOneOf, isRecord } from '../../values.js';
 import { validateSettingsDocument, type ExamSettingsDocument } from '../settings/document.js';
 
 /**
@@ -32,14 +32,14 @@ export function applyOverride(document: ExamSettingsDocument, input: unknown): O
   if (!isRecord(input)) return { ok: false, violations: [{ path: '', rule: 'type', message: 'An accommodation must be a JSON object.' }] };
   const violations: Violation[] = [];
   for (const key of Object.keys(input)) {
-    if (!(OVERRIDE_KEYS as readonly string[]).includes(key)) violations.push({ path: key, rule: 'unknown_field', message: `'${key}' cannot be changed for one student.` });
+    if (!isOneOf(OVERRIDE_KEYS, key)) violations.push({ path: key, rule: 'unknown_field', message: `'${key}' cannot be changed for one student.` });
   }
   if (input.exempt !== undefined && typeof input.exempt !== 'boolean') violations.push({ path: 'exempt', rule: 'type', message: "'Exempt from proctoring' must be true or false." });
   if (input.exam_settings !== undefined) {
     if (!isRecord(input.exam_settings)) violations.push({ path: 'exam_settings', rule: 'type', message: 'The overridden exam settings must be a JSON object.' });
     else
       for (const key of Object.keys(input.exam_settings)) {
-        if (!(EXAM_SETTINGS_MEMBERS as readonly string[]).includes(key)) violations.push({ path: `exam_settings.${key}`, rule: 'unknown_field', message: `'${key}' is not an exam setting.` });
+        if (!isOneOf(EXAM_SETTINGS_MEMBERS, key)) violations.push({ path: `exam_settings.${key}`, rule: 'unknown_field', message: `'${key}' is not an exam setting.` });
       }
   }
   if (violations.length > 0) return { ok: false, violations };

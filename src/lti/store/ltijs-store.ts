@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Database, Queryable } from '../../db/types.js';
 import { readGeneration } from '../../db/read-cache.js';
+import { isOneOf } from '../../values.js';
 
 /**
  * ltijs 5.9.9's database plugin contract, on our PostgreSQL/PGlite layer.
@@ -445,7 +446,7 @@ async function insert(tx: Queryable, collection: string, doc: LtijsDocument, ttl
 
 function checkCollection(collection: string): LtijsCollection {
   if (!collection) throw new Error('MISSING_COLLECTION');
-  if (!(LTIJS_COLLECTIONS as readonly string[]).includes(collection)) {
+  if (!isOneOf(LTIJS_COLLECTIONS, collection)) {
     throw new Error(`UNKNOWN_COLLECTION: ${collection}`);
   }
   return collection as LtijsCollection;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { DemoUser, DemoUserKey } from './directory.js';
 import type { DemoFlavor, LaunchKind, Presentation } from './flavors.js';
+import { errorCode } from '../../values.js';
 
 /** What the login initiation promised: who launches what, and how. */
 export interface PendingLaunch {
@@ -77,7 +78,7 @@ export function createMessageHints(options: { issuer: string; now: () => number;
       });
       return typeof payload.verifier === 'string' ? { id: payload.verifier } : { reason: 'malformed' };
     } catch (error) {
-      return { reason: (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'expired' : 'malformed' };
+      return { reason: errorCode(error) === 'ERR_JWT_EXPIRED' ? 'expired' : 'malformed' };
     }
   }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { NRPS_SCOPE } from './flavors.js';
+import { messageOf } from '../../values.js';
 
 /** Scopes this platform grants: only the services it serves. */
 export const SUPPORTED_SCOPES: readonly string[] = [NRPS_SCOPE];
@@ -102,7 +103,7 @@ export function createOAuthServer(options: {
           maxTokenAge: '10m',
         }));
       } catch (error) {
-        throw new OAuthError(401, 'invalid_client', `client assertion refused: ${(error as Error).message}`);
+        throw new OAuthError(401, 'invalid_client', `client assertion refused: ${messageOf(error)}`);
       }
       const exp = payload.exp ?? 0;
       if (!remember(`jti:${String(payload.jti)}`, exp * 1000)) {

@@ -20,7 +20,7 @@ import type { MessageHints, PendingLaunch } from './hints.js';
 import { MembershipQueryError, membershipPage, NRPS_MEDIA_TYPE } from './nrps.js';
 import { OAuthError, type OAuthServer } from './oauth.js';
 import { bodyFields } from '../../http/request-input.js';
-import { merged } from '../../values.js';
+import { messageOf } from '../../values.js';
 
 export interface LoginInitiation {
   /** The tool's login initiation URL. */
@@ -252,7 +252,7 @@ function storageFrameRoute(router: Router, ctx: DemoLmsContext, { render }: Page
  */
 function authorization(ctx: DemoLmsContext, { render, renderError }: Pages) {
   return async (req: Request, res: Response): Promise<void> => {
-    const source: FormSource = merged(req.query, bodyFields(req));
+    const source: FormSource = { ...req.query, ...bodyFields(req) };
     const param = (name: string): string | undefined => text(source, name);
     const refuse = (message: string): Promise<void> => renderError(res, 400, 'The tool could not be opened', message);
 
@@ -377,7 +377,7 @@ function deepLinkingReturnRoute(router: Router, ctx: DemoLmsContext, { renderErr
         clockTolerance: 5,
       }));
     } catch (error) {
-      return renderError(res, 400, 'Nothing was added', `The tool's response could not be verified: ${(error as Error).message}`);
+      return renderError(res, 400, 'Nothing was added', `The tool's response could not be verified: ${messageOf(error)}`);
     }
     if (payload[CLAIM.messageType] !== 'LtiDeepLinkingResponse') return renderError(res, 400, 'Nothing was added', 'Wrong message type.');
     if (payload[CLAIM.version] !== '1.3.0') return renderError(res, 400, 'Nothing was added', 'Wrong LTI version.');
