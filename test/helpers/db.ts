@@ -1,10 +1,11 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { openDatabase } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrate.js';
 import { pgliteDatabase } from '../../src/db/pglite.js';
+import { databaseTemplateKey, TEST_CACHE } from './templates.js';
 import type { Database, Queryable, QueryResult } from '../../src/db/types.js';
 
 export interface TestDatabase extends Database {
@@ -12,23 +13,13 @@ export interface TestDatabase extends Database {
   readonly schema: string | undefined;
 }
 
-const TEMPLATES = join('node_modules', '.cache', 'proctor-lti-tests');
-const pgliteVersion = (JSON.parse(readFileSync(join('node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string }).version;
-
 /**
  * A dump of a new PGlite cluster, with every migration applied when `migrated`, made by the first test process
  * that needs it and kept on disk under a key of the PGlite version and the migrations' source: a test database
  * starts from it instead of running initdb (seconds of CPU in WebAssembly) and every migration again.
  */
 async function pgliteTemplate(migrated: boolean): Promise<Blob> {
-  const key = createHash('sha256').update(pgliteVersion);
-  if (migrated) {
-    const folder = join('src', 'db', 'migrations');
-    const files = readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name).sort();
-    for (const name of files) key.update(name).update(readFileSync(join(folder, name)));
-    key.update(readFileSync(join('src', 'db', 'migrate.ts')));
-  }
-  const path = join(TEMPLATES, `pglite-${migrated ? 'migrated' : 'empty'}-${key.digest('hex').slice(0, 16)}.tar`);
+  const path = join(TEST_CACHE, `pglite-${databaseTemplateKey(migrated)}.tar`);
   try {
     return new Blob([readFileSync(path)]);
   } catch {
@@ -38,7 +29,7 @@ async function pgliteTemplate(migrated: boolean): Promise<Blob> {
   try {
     if (migrated) await migrate(await pgliteDatabase(pg));
     const dump = Buffer.from(await (await pg.dumpDataDir('none')).arrayBuffer());
-    mkdirSync(TEMPLATES, { recursive: true });
+    mkdirSync(TEST_CACHE, { recursive: true });
     // Written aside and renamed, so a test process never reads half a template another one is writing.
     const partial = `${path}.${process.pid}`;
     writeFileSync(partial, dump);
