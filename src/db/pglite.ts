@@ -21,7 +21,7 @@ function toResult<Row>(result: Results<unknown>): QueryResult<Row> {
  * A `Database` on embedded PGlite: PostgreSQL in this process, one connection, one process per data directory.
  *
  * PGlite queues every query issued while `transaction()` runs until that transaction ends, so statements of
- * other callers never land inside it (test/db/database.test.ts checks this). The one thing not to do is call
+ * other callers never land inside it (test/unit/db/database.test.ts checks this). The one thing not to do is call
  * this database (rather than `tx`) from inside `work`: that call would wait for the transaction it is in.
  */
 export async function openPglite(options: PgliteOptions): Promise<Database> {

@@ -9,7 +9,7 @@ import { methodOverride } from '../http/request-slots.js';
  * Everything the adapter does to ltijs beyond its public Provider API, in one place: the private modules it
  * patches, the express 4 internals it wraps, the express response methods it adjusts for ltijs's requests and
  * the store method it wraps for ltijs's calls.
- * docs/architecture.md lists each with its reason; test/lti/ltijs-boundary.test.ts fails when an ltijs
+ * docs/architecture.md lists each with its reason; test/unit/lti/ltijs-boundary.test.ts fails when an ltijs
  * release changes what they rely on.
  */
 

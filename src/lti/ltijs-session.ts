@@ -7,7 +7,7 @@ import { CLAIM } from './claims.js';
  * stores (`idtoken`, the platform and user; `contexttoken`, the context and link) and the payload of the session
  * token (ltik) it signs, which names both. The tool answers resource-link launches itself (provider.ts) and
  * opens the same session, so that ltijs's session check accepts it on every later request.
- * test/lti/direct-launch.test.ts compares both paths' documents and tokens.
+ * test/e2e/lti/direct-launch.test.ts compares both paths' documents and tokens.
  */
 export interface LtijsSession {
   idtoken: { query: Record<string, unknown>; doc: Record<string, unknown> };

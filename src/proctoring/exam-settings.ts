@@ -6,7 +6,7 @@
  * emulator's pages are derived from this table. The words (label, help, choice names, group names and the
  * prerequisite's sentence) are in the `settings` catalog, `locales/<language>/settings.json`, English first:
  * adding a setting is one row here plus its catalog entries in every language (docs/launch-api.md lists
- * where each rule comes from; test/proctoring/exam-settings.test.ts fails for a row without them).
+ * where each rule comes from; test/unit/proctoring/exam-settings.test.ts fails for a row without them).
  *
  * Prerequisites are data on plain values ("when this member takes one of these values, those members
  * must have these values / must not have these values"), so the server, the browser and per-student

@@ -38,7 +38,7 @@ export interface Migration {
 }
 
 /**
- * Every migration in the order of its number (test/db/migrations-order.test.ts checks it). Append new ones at
+ * Every migration in the order of its number (test/unit/db/migrations-order.test.ts checks it). Append new ones at
  * the end with the next number; never rename or edit one that has shipped. Databases that applied them in
  * another order are unaffected: each is recorded by name and runs once.
  */

@@ -92,7 +92,7 @@ export interface ToolSettingRow<V extends object, R extends string = string> {
   storage: ColumnStorage<V> | DocumentStorage<V>;
   /** What a new exam has. */
   initial: V;
-  /** A value other than `initial` that every input accepts: test/exams/tool-settings.test.ts sends it through every place. */
+  /** A value other than `initial` that every input accepts: test/unit/exams/tool-settings.test.ts sends it through every place. */
   example: V;
   /** A value the store must refuse (its reason), though every input was checked: a fault in the tool, not the instructor's. */
   invalid?(value: V): string | undefined;

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createAuditLog } from '../../../src/admin/audit.js';
+import { exportExams } from '../../../src/exams/transfer.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { ADMIN_TEST_PASSWORD, signedInAgent } from '../../helpers/admin.js';
+import { launch } from '../../helpers/lti-flow.js';
+
+describe('admin console: operations pages', () => {
+  let app: TestApp;
+  let admin: Awaited<ReturnType<typeof signedInAgent>>;
+  before(async () => {
+    app = await startTestApp({ ADMIN_PASSWORD: ADMIN_TEST_PASSWORD });
+    admin = await signedInAgent(app);
+    await launch(app, { user: 'instructor' });
+    await launch(app, { user: 'student' });
+    await app.tool.launchesRecorded();
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  it('searches the launch log by incident id, course, exam, outcome and time', async () => {
+    const demo = app.tool.sandbox!.demoLms;
+    await app.db.query("UPDATE launch_log SET incident_id = 'incident-1234' WHERE id = (SELECT min(id) FROM launch_log)");
+    const all = await admin.agent.get('/admin/launches').expect(200);
+    assert.ok((all.text.match(/<tr>/g) ?? []).length >= 3, 'header and at least two launches');
+    const byIncident = await admin.agent.get('/admin/launches?incident=incident-1234').expect(200);
+    assert.equal((byIncident.text.match(/<tr>/g) ?? []).length, 2);
+    const byCourse = await admin.agent.get(`/admin/launches?course=${encodeURIComponent(demo.course.id)}`).expect(200);
+    assert.ok((byCourse.text.match(/<tr>/g) ?? []).length >= 3);
+    const none = await admin.agent.get('/admin/launches?outcome=upstream_error').expect(200);
+    assert.match(none.text, /No launch matches/);
+    const future = await admin.agent.get('/admin/launches?from=2999-01-01T00:00').expect(200);
+    assert.match(future.text, /No launch matches/);
+    const [exam] = (await exportExams(app.db)).exams;
+    assert.ok(exam?.id);
+    const byExam = await admin.agent.get(`/admin/launches?exam=${exam.id}`).expect(200);
+    assert.ok((byExam.text.match(/<tr>/g) ?? []).length >= 2);
+  });
+
+  it('lists roster problems: members without names and courses without Names and Roles', async () => {
+    await app.db.query("UPDATE lti_contexts SET roster_checked_at = now(), roster_members = 5, roster_unnamed = 2");
+    await app.db.query(`INSERT INTO lti_contexts (section_id, issuer, client_id, deployment_id, context_id, title) VALUES ('s-no-nrps', 'https://lms.example', 'c', 'd', 'course-without-nrps', 'History 101')`);
+    const page = await admin.agent.get('/admin/roster').expect(200);
+    assert.match(page.text, /History 101/);
+    assert.match(page.text, /status-bad">2</);
+  });
+
+  it('shows LMS data without its raw control characters: escapes instead of terminal codes and bidi overrides', async () => {
+    await app.db.query(`INSERT INTO lti_contexts (section_id, issuer, client_id, deployment_id, context_id, title) VALUES ('s-controls', 'https://lms.example', 'c', 'd', 'course-controls', $1)`, ['Evil\u001b[2J\u202eesruoC\u0007']);
+    const page = await admin.agent.get('/admin/roster').expect(200);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(page.text, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    assert.ok(page.text.includes('Evil\\x1b[2J\\u{202e}esruoC\\x07'), 'shown as visible escapes');
+  });
+
+  it('exports every exam and imports them back, all or nothing', async () => {
+    const list = await admin.agent.get('/admin/exams').expect(200);
+    const file = await exportExams(app.db);
+    assert.ok(list.text.includes(file.exams[0]!.title));
+    const exported = await admin.agent.get('/admin/exams/export').expect(200);
+    assert.match(String(exported.headers['content-disposition']), /attachment; filename="exams-/);
+    const body = JSON.parse(exported.text) as typeof file;
+    assert.equal(body.exams.length, file.exams.length);
+
+    const broken = { ...body, exams: [{ ...body.exams[0]!, title: 'Renamed' }, { ...body.exams[0]!, resource_link_id: 'other', settings: { exam_url: 'not a url' } }] };
+    const refused = await admin.agent.post('/admin/exams/import').field('_csrf', await admin.csrf()).attach('file', Buffer.from(JSON.stringify(broken)), 'exams.json');
+    assert.equal(refused.status, 400);
+    assert.match(refused.text, /Nothing was imported/);
+    assert.match(refused.text, /Exam #2/);
+    assert.notEqual((await exportExams(app.db)).exams[0]!.title, 'Renamed', 'the valid exam was not imported either');
+
+    const notJson = await admin.agent.post('/admin/exams/import').type('form').send({ _csrf: await admin.csrf(), json: '{oops' });
+    assert.equal(notJson.status, 400);
+    assert.match(notJson.text, /not valid JSON/);
+
+    const renamed = { ...body, exams: [{ ...body.exams[0]!, title: 'Renamed' }] };
+    const ok = await admin.agent.post('/admin/exams/import').type('form').send({ _csrf: await admin.csrf(), json: JSON.stringify(renamed) });
+    assert.equal(ok.status, 303);
+    assert.match((await admin.agent.get(String(ok.headers.location))).text, /0 created, 1 updated/);
+    assert.equal((await exportExams(app.db)).exams.find((e) => e.id === body.exams[0]!.id)!.title, 'Renamed');
+    assert.equal((await createAuditLog(app.db).list({ action: 'exam.import' })).length, 1);
+  });
+});

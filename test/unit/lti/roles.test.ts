@@ -1,0 +1,395 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import {
+  decideLaunchTarget,
+  mapRoles,
+  parseRole,
+  roleKey,
+  type LaunchTarget,
+  type MapRolesInput,
+  type ParsedRole,
+  type RoleDecision,
+} from '../../../src/lti/roles.js';
+
+const M = 'http://purl.imsglobal.org/vocab/lis/v2/membership#';
+const SUB = 'http://purl.imsglobal.org/vocab/lis/v2/membership/';
+const INST = 'http://purl.imsglobal.org/vocab/lis/v2/institution/person#';
+const SYS = 'http://purl.imsglobal.org/vocab/lis/v2/system/person#';
+const TEST_USER = 'http://purl.imsglobal.org/vocab/lti/system/person#TestUser';
+
+type Expected = Partial<Omit<RoleDecision, 'reason'>> & { kind: RoleDecision['kind']; reasonIncludes?: string };
+
+interface Case {
+  name: string;
+  input: MapRolesInput;
+  expected: Expected;
+}
+
+// Role sets as the platforms send them (Canvas: doc/api/canvas_roles.md; Moodle 5.1: observed launches).
+const cases: Case[] = [
+  {
+    name: 'Canvas student',
+    input: { roles: [`${M}Learner`, `${INST}Student`, `${SYS}User`] },
+    expected: { kind: 'candidate', canEditSettings: false, canReview: false, canProctor: false, matched: [`${M}Learner`] },
+  },
+  {
+    name: 'Canvas teacher',
+    input: { roles: [`${M}Instructor`, `${INST}Instructor`, `${SYS}User`] },
+    expected: { kind: 'instructor', canEditSettings: true, canReview: true, canProctor: true, isAdmin: false, matched: [`${M}Instructor`] },
+  },
+  {
+    name: 'Canvas TA (Instructor + Instructor#TeachingAssistant), institution does not allow TAs to edit',
+    input: { roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`, `${INST}Student`, `${SYS}User`] },
+    expected: {
+      kind: 'instructor',
+      canEditSettings: false,
+      canReview: true,
+      canProctor: true,
+      matched: [`${SUB}Instructor#TeachingAssistant`],
+      reasonIncludes: 'read-only',
+    },
+  },
+  {
+    name: 'Canvas TA, institution allows TAs to edit',
+    input: { roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`, `${SYS}User`], teachingAssistantsMayEdit: true },
+    expected: { kind: 'instructor', canEditSettings: true, canReview: true, canProctor: true },
+  },
+  {
+    name: 'Canvas TA sub-role with the lower-case path of old Canvas substitutions',
+    input: { roles: [`${M}Instructor`, `${SUB}instructor#TeachingAssistant`] },
+    expected: { kind: 'instructor', canEditSettings: false, canReview: true },
+  },
+  {
+    name: 'Canvas designer (ContentDeveloper)',
+    input: { roles: [`${M}ContentDeveloper`, `${INST}Instructor`, `${SYS}User`] },
+    expected: { kind: 'instructor', canEditSettings: true, canReview: false, canProctor: false, matched: [`${M}ContentDeveloper`] },
+  },
+  {
+    name: 'Canvas observer (Mentor)',
+    input: { roles: [`${M}Mentor`, `${SYS}User`] },
+    expected: { kind: 'none', matched: [`${M}Mentor`], reasonIncludes: 'observers cannot open proctored exams' },
+  },
+  {
+    name: 'Canvas Student View (TestUser)',
+    input: { roles: [`${M}Learner`, TEST_USER] },
+    expected: { kind: 'candidate', isTestUser: true, canEditSettings: false, canReview: false, matched: [TEST_USER] },
+  },
+  {
+    name: 'a test user is a candidate even with a staff role',
+    input: { roles: [`${M}Instructor`, TEST_USER] },
+    expected: { kind: 'candidate', isTestUser: true, canEditSettings: false, canReview: false, canProctor: false },
+  },
+  {
+    name: 'Canvas account admin not enrolled in the course (institution Administrator only)',
+    input: { roles: [`${INST}Administrator`, `${SYS}User`] },
+    expected: { kind: 'none', isAdmin: false, matched: [], reasonIncludes: 'institution roles' },
+  },
+  {
+    name: 'Canvas site admin (system SysAdmin)',
+    input: { roles: [`${SYS}SysAdmin`, `${SYS}User`] },
+    expected: { kind: 'instructor', isAdmin: true, canEditSettings: true, canReview: true, matched: [`${SYS}SysAdmin`] },
+  },
+  {
+    name: 'faculty at the institution who is a Learner in this course',
+    input: { roles: [`${M}Learner`, `${INST}Faculty`, `${INST}Instructor`] },
+    expected: { kind: 'candidate', canEditSettings: false, canReview: false, canProctor: false, matched: [`${M}Learner`] },
+  },
+  {
+    name: 'institution Faculty with no course role',
+    input: { roles: [`${INST}Faculty`] },
+    expected: { kind: 'none', reasonIncludes: 'institution Faculty' },
+  },
+  {
+    name: 'Moodle student',
+    input: { roles: [`${M}Learner`] },
+    expected: { kind: 'candidate' },
+  },
+  {
+    name: 'Moodle editing or non-editing teacher',
+    input: { roles: [`${M}Instructor`] },
+    expected: { kind: 'instructor', canEditSettings: true, canReview: true, canProctor: true, isAdmin: false },
+  },
+  {
+    name: 'Moodle site admin (institution Administrator + Instructor + system Administrator)',
+    input: { roles: [`${INST}Administrator`, `${M}Instructor`, `${SYS}Administrator`] },
+    expected: { kind: 'instructor', isAdmin: true, canEditSettings: true, matched: [`${M}Instructor`, `${SYS}Administrator`] },
+  },
+  {
+    name: 'system Administrator alone',
+    input: { roles: [`${SYS}Administrator`] },
+    expected: { kind: 'instructor', isAdmin: true, canEditSettings: true, canReview: true, canProctor: true },
+  },
+  {
+    name: 'Brightspace course administrator (membership Administrator)',
+    input: { roles: [`${M}Instructor`, `${M}Administrator`, `${INST}Instructor`, `${INST}Administrator`] },
+    expected: { kind: 'instructor', isAdmin: false, canEditSettings: true, canReview: true },
+  },
+  {
+    name: 'bare Instructor (short form)',
+    input: { roles: ['Instructor'] },
+    expected: { kind: 'instructor', canEditSettings: true, matched: ['Instructor'] },
+  },
+  {
+    name: 'bare Learner (short form)',
+    input: { roles: ['Learner'] },
+    expected: { kind: 'candidate', matched: ['Learner'] },
+  },
+  {
+    name: 'LTI 1.1 urn Instructor',
+    input: { roles: ['urn:lti:role:ims/lis/Instructor'] },
+    expected: { kind: 'instructor', canEditSettings: true },
+  },
+  {
+    name: 'LTI 1.1 urn TeachingAssistant (Canvas TaEnrollment in LTI 1.1)',
+    input: { roles: ['urn:lti:role:ims/lis/TeachingAssistant'] },
+    expected: { kind: 'instructor', canEditSettings: false, canReview: true },
+  },
+  {
+    name: 'LTI 1.1 urn observer (Learner/NonCreditLearner + Mentor)',
+    input: { roles: ['urn:lti:role:ims/lis/Learner/NonCreditLearner', 'urn:lti:role:ims/lis/Mentor'] },
+    expected: { kind: 'none', reasonIncludes: 'observers cannot open proctored exams' },
+  },
+  {
+    name: 'LTI 1.1 urn institution Administrator only',
+    input: { roles: ['urn:lti:instrole:ims/lis/Administrator'] },
+    expected: { kind: 'none', isAdmin: false },
+  },
+  {
+    name: 'LTI 1.1 Moodle site admin (Instructor + sysrole and instrole Administrator)',
+    input: { roles: ['Instructor', 'urn:lti:sysrole:ims/lis/Administrator', 'urn:lti:instrole:ims/lis/Administrator'] },
+    expected: { kind: 'instructor', isAdmin: true },
+  },
+  {
+    name: 'an instructor sub-role that is not a TA is an instructor',
+    input: { roles: [`${M}Instructor`, `${SUB}Instructor#PrimaryInstructor`] },
+    expected: { kind: 'instructor', canEditSettings: true, matched: [`${SUB}Instructor#PrimaryInstructor`] },
+  },
+  {
+    name: 'TA and designer in the same course: rights add up',
+    input: { roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`, `${M}ContentDeveloper`] },
+    expected: { kind: 'instructor', canEditSettings: true, canReview: true, canProctor: true },
+  },
+  {
+    name: 'a learner who is also a TA in the course opens the hub',
+    input: { roles: [`${M}Learner`, `${M}Instructor`, `${SUB}Instructor#TeachingAssistant`] },
+    expected: { kind: 'instructor', canEditSettings: false },
+  },
+  {
+    name: 'a learner who is also an observer is refused',
+    input: { roles: [`${M}Learner`, `${M}Mentor`] },
+    expected: { kind: 'none' },
+  },
+  {
+    name: 'group-only roles (Canvas group member) grant nothing',
+    input: { roles: [`${M}Member`, `${M}Manager`] },
+    expected: { kind: 'none' },
+  },
+  {
+    name: 'empty roles',
+    input: { roles: [] },
+    expected: { kind: 'none', matched: [], reasonIncludes: 'no roles' },
+  },
+  {
+    name: 'garbage only',
+    input: { roles: ['', '   ', 'not a role', 'http://example.com/role', 'urn:x', '#', `${M}`, `${SUB}Instructor#`, `${M}Inst ructor`] },
+    expected: { kind: 'none', matched: [] },
+  },
+  {
+    name: 'garbage beside a real role is ignored',
+    input: { roles: ['💥', 'http://example.com/role', `${M}Learner`, 'Instructor#TeachingAssistant#x'] },
+    expected: { kind: 'candidate', matched: [`${M}Learner`] },
+  },
+  {
+    name: 'https spelling of the vocabulary',
+    input: { roles: ['https://purl.imsglobal.org/vocab/lis/v2/membership#Instructor'] },
+    expected: { kind: 'instructor' },
+  },
+  // Proctor roles named in the platform's settings.
+  {
+    name: 'no proctor roles by default',
+    input: { roles: [`${SUB}Mentor#Reviewer`] },
+    expected: { kind: 'none' },
+  },
+  {
+    name: 'proctor role from settings (Mentor#Reviewer)',
+    input: { roles: [`${M}Mentor`, `${SUB}Mentor#Reviewer`], proctorRoles: [`${SUB}Mentor#Reviewer`] },
+    expected: { kind: 'proctor', canProctor: true, canReview: false, canEditSettings: false, matched: [`${SUB}Mentor#Reviewer`] },
+  },
+  {
+    name: 'proctor role written as a short name in settings matches the full URI',
+    input: { roles: [`${M}Mentor`], proctorRoles: ['Mentor'] },
+    expected: { kind: 'proctor', canProctor: true },
+  },
+  {
+    name: 'platform-specific proctor role from settings',
+    input: { roles: ['https://lms.example.edu/roles#Proctor', `${INST}Staff`], proctorRoles: ['https://lms.example.edu/roles#Proctor'] },
+    expected: { kind: 'proctor', canProctor: true, matched: ['https://lms.example.edu/roles#Proctor'] },
+  },
+  {
+    name: 'an instructor may proctor too, and keeps the hub',
+    input: { roles: [`${M}Instructor`, `${SUB}Mentor#Reviewer`], proctorRoles: [`${SUB}Mentor#Reviewer`] },
+    expected: { kind: 'instructor', canProctor: true, canEditSettings: true },
+  },
+  {
+    name: 'a designer who also holds a proctor role may proctor',
+    input: { roles: [`${M}ContentDeveloper`, `${SUB}Mentor#Reviewer`], proctorRoles: [`${SUB}Mentor#Reviewer`] },
+    expected: { kind: 'instructor', canProctor: true, canReview: false },
+  },
+  {
+    name: 'Learner configured as a proctor role never makes students proctors',
+    input: { roles: [`${M}Learner`], proctorRoles: [`${M}Learner`, 'Learner', `${SUB}Learner#NonCreditLearner`] },
+    expected: { kind: 'candidate', canProctor: false },
+  },
+  {
+    name: 'Canvas custom "Proctor" course role based on Designer (sent as ContentDeveloper), named a proctor role',
+    input: { roles: [`${M}ContentDeveloper`, `${SYS}User`], proctorRoles: [`${M}ContentDeveloper`] },
+    expected: { kind: 'proctor', canProctor: true, canReview: false, canEditSettings: false, matched: [`${M}ContentDeveloper`] },
+  },
+  {
+    name: 'Canvas TA-based proctor role: Instructor + Instructor#TeachingAssistant with the TA sub-role named a proctor role',
+    input: { roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`, `${SYS}User`], proctorRoles: [`${SUB}Instructor#TeachingAssistant`] },
+    expected: { kind: 'proctor', canProctor: true, canReview: false, canEditSettings: false },
+  },
+  {
+    name: 'Moodle with Instructor named a proctor role: its teachers (editing or not) launch as proctors',
+    input: { roles: [`${M}Instructor`], proctorRoles: ['Instructor'] },
+    expected: { kind: 'proctor', canProctor: true, canEditSettings: false },
+  },
+  {
+    name: 'Moodle site admin keeps the hub even when Instructor is a proctor role',
+    input: { roles: [`${INST}Administrator`, `${M}Instructor`, `${SYS}Administrator`], proctorRoles: ['Instructor'] },
+    expected: { kind: 'instructor', isAdmin: true, canEditSettings: true, canProctor: true },
+  },
+  {
+    name: 'a teacher whose Instructor role is not a proctor role stays an instructor beside a proctor role',
+    input: { roles: [`${M}Instructor`, `${M}ContentDeveloper`], proctorRoles: [`${M}ContentDeveloper`] },
+    expected: { kind: 'instructor', canEditSettings: true, canReview: true, canProctor: true },
+  },
+  {
+    name: 'a TA is not a proctor because its principal Instructor is named (the sub-role decides)',
+    input: { roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`], proctorRoles: ['Instructor'] },
+    expected: { kind: 'instructor', canEditSettings: false, canReview: true, canProctor: true },
+  },
+  {
+    name: 'a TA sub-role sent in the short form is still a TA (settings read-only), not a full instructor',
+    input: { roles: ['Instructor', 'Instructor#TeachingAssistant'] },
+    expected: { kind: 'instructor', canEditSettings: false, canReview: true, canProctor: true, matched: ['Instructor#TeachingAssistant'] },
+  },
+  {
+    name: 'a proctor role named in the short sub-role form matches the full URI Canvas sends',
+    input: { roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`, `${SYS}User`], proctorRoles: ['Instructor#TeachingAssistant'] },
+    expected: { kind: 'proctor', canProctor: true, canReview: false, canEditSettings: false, matched: [`${SUB}Instructor#TeachingAssistant`] },
+  },
+  {
+    name: 'an institution role configured as a proctor role grants nothing',
+    input: { roles: [`${INST}Staff`], proctorRoles: [`${INST}Staff`] },
+    expected: { kind: 'none', canProctor: false },
+  },
+];
+
+describe('mapRoles', () => {
+  for (const { name, input, expected } of cases) {
+    it(name, () => {
+      const decision = mapRoles(input);
+      const { reasonIncludes, ...fields } = expected;
+      for (const [field, value] of Object.entries(fields)) {
+        assert.deepEqual(decision[field as keyof RoleDecision], value, `${field} (reason: ${decision.reason})`);
+      }
+      if (reasonIncludes) assert.ok(decision.reason.includes(reasonIncludes), decision.reason);
+      assert.ok(decision.reason.length > 0);
+    });
+  }
+
+  it('never throws and only reports role strings it received', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom(`${M}Learner`, `${M}Instructor`, TEST_USER, `${SYS}Administrator`))), (roles) => {
+        const decision = mapRoles({ roles, proctorRoles: roles.slice(0, 2) });
+        assert.ok(decision.matched.every((role) => roles.includes(role)));
+        assert.equal(typeof decision.reason, 'string');
+        if (decision.kind === 'candidate' || decision.kind === 'none') {
+          assert.equal(decision.canEditSettings, false);
+          assert.equal(decision.canReview, false);
+        }
+      }),
+    );
+  });
+});
+
+describe('parseRole', () => {
+  const table: [string, ParsedRole][] = [
+    [`${M}Instructor`, { scope: 'membership', principal: 'Instructor' }],
+    [`${SUB}Instructor#TeachingAssistant`, { scope: 'membership', principal: 'Instructor', subRole: 'TeachingAssistant' }],
+    [`${SUB}instructor#TeachingAssistant`, { scope: 'membership', principal: 'Instructor', subRole: 'TeachingAssistant' }],
+    [`${INST}Faculty`, { scope: 'institution', principal: 'Faculty' }],
+    [`${SYS}Administrator`, { scope: 'system', principal: 'Administrator' }],
+    [TEST_USER, { scope: 'system', principal: 'TestUser' }],
+    ['Instructor', { scope: 'membership', principal: 'Instructor' }],
+    ['  Learner  ', { scope: 'membership', principal: 'Learner' }],
+    ['urn:lti:role:ims/lis/Instructor', { scope: 'membership', principal: 'Instructor' }],
+    ['urn:lti:role:ims/lis/Learner/NonCreditLearner', { scope: 'membership', principal: 'Learner', subRole: 'NonCreditLearner' }],
+    ['urn:lti:instrole:ims/lis/Administrator', { scope: 'institution', principal: 'Administrator' }],
+    ['urn:lti:sysrole:ims/lis/SysAdmin', { scope: 'system', principal: 'SysAdmin' }],
+    ['http://purl.imsglobal.org/vocab/lis/v2/person#Administrator', { scope: 'unknown', principal: 'Administrator' }],
+    ['', { scope: 'unknown', principal: '' }],
+    ['not a role', { scope: 'unknown', principal: 'not a role' }],
+    ['http://example.com/role#Instructor', { scope: 'unknown', principal: 'http://example.com/role#Instructor' }],
+    [`${SUB}Instructor#`, { scope: 'unknown', principal: `${SUB}Instructor#` }],
+    ['Instructor#TeachingAssistant', { scope: 'membership', principal: 'Instructor', subRole: 'TeachingAssistant' }],
+    ['Instructor#TeachingAssistant#x', { scope: 'unknown', principal: 'Instructor#TeachingAssistant#x' }],
+    ['#TeachingAssistant', { scope: 'unknown', principal: '#TeachingAssistant' }],
+  ];
+  for (const [role, expected] of table) {
+    it(`parses ${JSON.stringify(role)}`, () => assert.deepEqual(parseRole(role), expected));
+  }
+
+  it('gives one key to the URI, the short name and the LTI 1.1 urn of a role', () => {
+    assert.equal(roleKey(`${M}Instructor`), roleKey('Instructor'));
+    assert.equal(roleKey('Instructor'), roleKey('urn:lti:role:ims/lis/Instructor'));
+    assert.notEqual(roleKey(`${M}Administrator`), roleKey(`${INST}Administrator`));
+    assert.notEqual(roleKey(`${INST}Administrator`), roleKey(`${SYS}Administrator`));
+    assert.equal(roleKey('Instructor#TeachingAssistant'), roleKey(`${SUB}Instructor#TeachingAssistant`));
+    assert.notEqual(roleKey('Instructor#TeachingAssistant'), roleKey('Instructor'));
+  });
+
+  it('never throws', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (role) => void parseRole(role)));
+  });
+});
+
+describe('decideLaunchTarget', () => {
+  const student = mapRoles({ roles: [`${M}Learner`] });
+  const teacher = mapRoles({ roles: [`${M}Instructor`] });
+  const designer = mapRoles({ roles: [`${M}ContentDeveloper`] });
+  const proctor = mapRoles({ roles: [`${SUB}Mentor#Reviewer`], proctorRoles: [`${SUB}Mentor#Reviewer`] });
+  const observer = mapRoles({ roles: [`${M}Mentor`] });
+  const testUser = mapRoles({ roles: [`${M}Learner`, TEST_USER] });
+
+  const table: [string, RoleDecision, boolean, string | undefined, LaunchTarget][] = [
+    ['student on an exam link', student, true, undefined, 'candidate-launch'],
+    ['test user on an exam link', testUser, true, undefined, 'candidate-launch'],
+    ['instructor on an exam link', teacher, true, undefined, 'instructor-hub'],
+    ['designer on an exam link', designer, true, undefined, 'instructor-hub'],
+    ['proctor on an exam link', proctor, true, undefined, 'live-launch'],
+    ['observer on an exam link', observer, true, undefined, 'forbidden'],
+    ['instructor in Canvas course navigation', teacher, true, 'course_navigation', 'launchpad'],
+    ['proctor in Canvas course navigation', proctor, true, 'course_navigation', 'launchpad'],
+    ['student in Canvas course navigation', student, true, 'course_navigation', 'student-exam-list'],
+    ['observer in Canvas course navigation', observer, true, 'course_navigation', 'forbidden'],
+    ['designer in course navigation (cannot proctor)', designer, true, 'course_navigation', 'forbidden'],
+    ['instructor on a link with custom placement=launchpad', teacher, true, 'launchpad', 'launchpad'],
+    ['student on a link with custom placement=launchpad', student, true, 'launchpad', 'student-exam-list'],
+    ['instructor on a course-level launch without a resource link', teacher, false, undefined, 'launchpad'],
+    ['student on a course-level launch without a resource link', student, false, undefined, 'student-exam-list'],
+    ['instructor from another placement on an exam link', teacher, true, 'assignment_selection', 'instructor-hub'],
+    ['placement compared without case or spaces', teacher, true, ' Course_Navigation ', 'launchpad'],
+    ['test user in course navigation gets the exam list', testUser, true, 'course_navigation', 'student-exam-list'],
+    ['Canvas designer-based proctor (ContentDeveloper named) on an exam link', mapRoles({ roles: [`${M}ContentDeveloper`], proctorRoles: [`${M}ContentDeveloper`] }), true, undefined, 'live-launch'],
+    ['TA on an exam link', mapRoles({ roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`] }), true, undefined, 'instructor-hub'],
+    ['TA in course navigation (may proctor)', mapRoles({ roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`] }), true, 'course_navigation', 'launchpad'],
+    ['system admin in course navigation', mapRoles({ roles: [`${SYS}SysAdmin`] }), true, 'course_navigation', 'launchpad'],
+  ];
+  for (const [name, decision, hasResourceLink, placement, expected] of table) {
+    it(name, () => assert.equal(decideLaunchTarget({ decision, hasResourceLink, placement }), expected));
+  }
+});

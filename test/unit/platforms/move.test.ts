@@ -1,0 +1,107 @@
+// Moving a platform to a new registration (new issuer and/or client id): exams, courses, settings, logo and
+// proctoring account move in one transaction, or nothing does.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { createExamStore } from '../../../src/exams/store.js';
+import { createContextStore } from '../../../src/hosted/contexts.js';
+import { createLogoStore } from '../../../src/hosted/logos.js';
+import { createInstitutionSettingsStore } from '../../../src/institution/settings.js';
+import { deriveSectionId, platformKey } from '../../../src/lti/identifiers.js';
+import { movePlatform, MoveRefusedError } from '../../../src/platforms/move.js';
+import { createAccountStore } from '../../../src/proctoring/accounts.js';
+import { createSecretBox } from '../../../src/secrets/secret-box.js';
+import { migratedTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { settingsDocument } from '../../helpers/proctoring.js';
+
+const SECRET = 'pseudonym-secret-for-tests';
+const OLD = { issuer: 'http://moodle.example.edu', clientId: 'old-client' };
+const NEW = { issuer: 'https://moodle.example.edu', clientId: 'new-client' };
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
+
+describe('moving a platform', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await migratedTestDatabase();
+  });
+  after(async () => {
+    await db.close();
+  });
+
+  const register = async (platform: { issuer: string; clientId: string }, deployments: string[]) => {
+    await db.query(`INSERT INTO ltijs_documents (collection, doc) VALUES ('platform', $1::text::jsonb)`, [
+      JSON.stringify({ platformUrl: platform.issuer, clientId: platform.clientId, kid: `${platform.issuer}|${platform.clientId}` }),
+    ]);
+    for (const d of deployments) await db.query('INSERT INTO lti_deployments (issuer, client_id, deployment_id) VALUES ($1, $2, $3)', [platform.issuer, platform.clientId, d]);
+  };
+  const exams = () => createExamStore(db);
+  const snapshot = async () =>
+    (await db.query('SELECT issuer, client_id, deployment_id, context_id, resource_link_id, title, settings IS NOT NULL AS configured FROM exams ORDER BY title')).rows;
+
+  beforeEach(async () => {
+    for (const table of ['exams', 'lti_contexts', 'institution_settings', 'institution_logos', 'platform_proctoring_accounts', 'proctoring_accounts', 'lti_deployments', 'ltijs_documents', 'launch_log']) {
+      await db.query(`DELETE FROM ${table}`);
+    }
+    await register(OLD, ['1']);
+    await register(NEW, ['7']);
+    const midterm = await exams().ensure({ ...OLD, deploymentId: '1', contextId: 'course-1', resourceLinkId: 'quiz-1' }, 'Midterm');
+    await exams().saveSettings(midterm.id, settingsDocument('http://moodle.example.edu/mod/quiz/view.php?id=1'));
+    await exams().ensure({ ...OLD, deploymentId: '1', contextId: 'course-2', resourceLinkId: 'quiz-2' }, 'Final');
+    await db.query("INSERT INTO launch_log (issuer, exam_id, user_id, role, outcome, duration_ms) VALUES ($1, $2, 'u', 'candidate', 'redirected', 5)", [OLD.issuer, midterm.id]);
+    await createContextStore(db, { pseudonymSecret: SECRET }).remember({ ...OLD, deploymentId: '1', context: { id: 'course-1', title: 'Course 1' }, namesRolesUrl: 'http://moodle.example.edu/nrps' });
+    await createInstitutionSettingsStore(db).save(OLD.issuer, OLD.clientId, { branding: { primary_color: '112233' }, proctorRoles: ['Mentor'] });
+    await createLogoStore(db).save(OLD.issuer, OLD.clientId, PNG);
+    const accounts = createAccountStore(db, createSecretBox(['k'.repeat(32)]));
+    await accounts.create({ id: 'eu', name: 'EU', region: 'EU', baseUrl: 'https://eu.example.com', apiKey: 'eu-api-key-0001' });
+    await accounts.assign(OLD, 'eu');
+  });
+
+  it('moves exams, courses, settings, logo and account; a placeholder exam of the new registration gives way', async () => {
+    const placeholder = await exams().ensure({ ...NEW, deploymentId: '7', contextId: 'course-1', resourceLinkId: 'quiz-1' }, 'Midterm (new, empty)');
+    const plan = await movePlatform(db, { from: OLD, to: NEW }, { pseudonymSecret: SECRET });
+    assert.deepEqual(plan, { deployments: { '1': '7' }, exams: 2, placeholdersReplaced: 1, courses: 1, institutionSettings: true, logo: true, proctoringAccount: 'eu', launchLogRows: 1 });
+
+    const moved = await exams().find({ ...NEW, deploymentId: '7', contextId: 'course-1', resourceLinkId: 'quiz-1' });
+    assert.equal(moved?.title, 'Midterm');
+    assert.ok(moved?.settings, 'the configured original, not the empty placeholder');
+    assert.equal(await exams().get(placeholder.id), undefined);
+    assert.equal((await snapshot()).every((row) => row.issuer === NEW.issuer && row.client_id === NEW.clientId), true);
+
+    const sectionId = deriveSectionId(SECRET, NEW.issuer, '7', 'course-1');
+    const course = await createContextStore(db, { pseudonymSecret: SECRET }).find(sectionId);
+    assert.equal(course?.title, 'Course 1');
+    assert.equal(course?.membershipsUrl, 'http://moodle.example.edu/nrps');
+
+    assert.equal((await createInstitutionSettingsStore(db).get(NEW.issuer, NEW.clientId)).branding.primary_color, '112233');
+    assert.equal((await createInstitutionSettingsStore(db).findByKey(platformKey(NEW.issuer, NEW.clientId)))?.clientId, NEW.clientId);
+    assert.ok(await createLogoStore(db).findByKey(platformKey(NEW.issuer, NEW.clientId)), 'the logo is served under the new key');
+    assert.equal(await createLogoStore(db).findByKey(platformKey(OLD.issuer, OLD.clientId)), undefined);
+    assert.equal((await createAccountStore(db, createSecretBox(['k'.repeat(32)])).accountOf(NEW)).accountId, 'eu');
+    assert.equal((await db.query('SELECT 1 FROM launch_log WHERE issuer = $1', [NEW.issuer])).rowCount, 1);
+  });
+
+  it('refuses, changing nothing, when the new registration has a configured exam under the same link', async () => {
+    const configured = await exams().ensure({ ...NEW, deploymentId: '7', contextId: 'course-1', resourceLinkId: 'quiz-1' }, 'Midterm (reconfigured)');
+    await exams().saveSettings(configured.id, settingsDocument('https://moodle.example.edu/x'));
+    const before = await snapshot();
+    await assert.rejects(movePlatform(db, { from: OLD, to: NEW }, { pseudonymSecret: SECRET }), (error: unknown) => {
+      assert.ok(error instanceof MoveRefusedError);
+      assert.match(error.message, /already has a configured exam "Midterm \(reconfigured\)"/);
+      return true;
+    });
+    assert.deepEqual(await snapshot(), before);
+    assert.equal((await createInstitutionSettingsStore(db).get(OLD.issuer, OLD.clientId)).branding.primary_color, '112233', 'settings stayed');
+  });
+
+  it('asks which deployment takes the old one when the new registration has several, and checks the names given', async () => {
+    await db.query("INSERT INTO lti_deployments (issuer, client_id, deployment_id) VALUES ($1, $2, '8')", [NEW.issuer, NEW.clientId]);
+    await assert.rejects(movePlatform(db, { from: OLD, to: NEW }, { pseudonymSecret: SECRET }), /say which deployment of the new registration takes the old deployment '1' \(e\.g\. --deployment 1=NEW; the new one has: 7, 8\)/);
+    await assert.rejects(movePlatform(db, { from: OLD, to: NEW, deployments: { '1': '9' } }, { pseudonymSecret: SECRET }), /has no deployment id '9'/);
+    const plan = await movePlatform(db, { from: OLD, to: NEW, deployments: { '1': '8' } }, { pseudonymSecret: SECRET });
+    assert.deepEqual(plan.deployments, { '1': '8' });
+  });
+
+  it('refuses a new registration that is not registered', async () => {
+    await assert.rejects(movePlatform(db, { from: OLD, to: { issuer: 'https://elsewhere.example.edu', clientId: 'x' } }, { pseudonymSecret: SECRET }), /is not registered: register it first/);
+    assert.equal((await snapshot()).length, 2);
+  });
+});
