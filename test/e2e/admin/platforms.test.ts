@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { translator } from '../../src/i18n/index.js';
+import { translator } from '../../../src/i18n/index.js';
 import { after, before, describe, it } from 'node:test';
 import { createAuditLog } from '../../../src/admin/audit.js';
 import { platformKey } from '../../../src/lti/identifiers.js';

@@ -10,7 +10,7 @@ import { EXAM_SETTINGS_OFF } from '../../../src/proctoring/contract.js';
 import { breaksPrerequisite, EXAM_SETTING_PREREQUISITES, EXAM_SETTING_ROWS, EXAM_SETTING_RULES } from '../../../src/proctoring/exam-settings.js';
 import { migratedTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
-const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`../../exams/fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
 /** One stored document of each version, as the tool wrote it. */
 const STORED: Array<{ name: string; version: number; document: Record<string, unknown> }> = [
