@@ -14,7 +14,10 @@ const RECENT_CLAIMS = { max: 5000, ttlMs: 60_000 };
  * accepted with the nonce this tool issued for that very state, and only once (ltijs never stores it).
  */
 export interface LoginStateStore {
-  /** Records a login; 'full' (nothing stored) when `maxPending` logins are already waiting for their launch. */
+  /**
+   * Records a login. When `maxPending` logins already wait for their launch, the oldest pending login of the client
+   * network holding the most is deleted to make room; 'full' (nothing stored) only when none could be.
+   */
   bind(entry: LoginBinding): Promise<'ok' | 'full'>;
   /** How the login behind this state ran and how long ago it started; undefined when no login has this state. */
   describe(state: string): Promise<LoginDescription | undefined>;
@@ -49,6 +52,8 @@ export interface LoginBinding {
   storageTarget?: string;
   /** Whether ltijs stored a `state` document for this login (it does when the target link URI has a query string). */
   ltijsState?: boolean;
+  /** The client network the login came from (`clientKeyOf`): a full cap evicts from the network holding the most. */
+  clientNetwork?: string;
 }
 
 export interface LoginDescription {
@@ -71,15 +76,39 @@ export function pendingLoginsSql(windowSeconds: string, cap: string): string {
 export function createLoginStateStore(db: Database, limits: LoginStateLimits = { maxPending: 50_000, pendingWindowSeconds: 600 }): LoginStateStore {
   const recentClaims = new LRUCache<string, { json: string; consumedAt: number; ltijsState: boolean | null }>({ max: RECENT_CLAIMS.max, ttl: RECENT_CLAIMS.ttlMs });
   return {
-    async bind({ state, nonce, issuer, clientId, framed, storageTarget, ltijsState }) {
-      // One statement: the count (bounded by the cap, on the created_at index) and the insert.
+    async bind({ state, nonce, issuer, clientId, framed, storageTarget, ltijsState, clientNetwork }) {
+      const values = [state, nonce, issuer, clientId ?? null, framed ?? null, storageTarget ?? null, limits.pendingWindowSeconds, limits.maxPending, ltijsState ?? null, clientNetwork ?? null];
+      // One statement: the count (bounded by the cap, on the index of pending logins) and the insert.
       const inserted = await db.query(
-        `INSERT INTO lti_login_states (state, nonce, issuer, client_id, framed, storage_target, ltijs_state)
-         SELECT $1, $2, $3, $4, $5, $6, $9
+        `INSERT INTO lti_login_states (state, nonce, issuer, client_id, framed, storage_target, ltijs_state, client_network)
+         SELECT $1, $2, $3, $4, $5, $6, $9, $10
           WHERE (SELECT count(*) FROM (${pendingLoginsSql('$7', '$8')}) AS pending) < $8`,
-        [state, nonce, issuer, clientId ?? null, framed ?? null, storageTarget ?? null, limits.pendingWindowSeconds, limits.maxPending, ltijsState ?? null],
+        values,
       );
-      return inserted.rowCount === 1 ? 'ok' : 'full';
+      if (inserted.rowCount === 1) return 'ok';
+      // Full: the oldest pending login of the network holding the most makes room, so a flood displaces its own
+      // logins. SKIP LOCKED gives concurrent binds different victims; binds racing the count above may still
+      // overshoot the cap by about as many as run at once, as before.
+      const replaced = await db.query(
+        `WITH pending AS (
+           SELECT state, client_network, created_at FROM lti_login_states
+            WHERE consumed_at IS NULL AND created_at > now() - make_interval(secs => $7)
+         ), biggest AS (
+           SELECT client_network FROM pending GROUP BY client_network ORDER BY count(*) DESC, min(created_at) LIMIT 1
+         ), victim AS (
+           SELECT state FROM lti_login_states
+            WHERE consumed_at IS NULL AND created_at > now() - make_interval(secs => $7)
+              AND client_network IS NOT DISTINCT FROM (SELECT client_network FROM biggest)
+            ORDER BY created_at LIMIT 1
+            FOR UPDATE SKIP LOCKED
+         ), evicted AS (
+           DELETE FROM lti_login_states WHERE state IN (SELECT state FROM victim) AND consumed_at IS NULL RETURNING state
+         )
+         INSERT INTO lti_login_states (state, nonce, issuer, client_id, framed, storage_target, ltijs_state, client_network)
+         SELECT $1, $2, $3, $4, $5, $6, $8, $9 WHERE EXISTS (SELECT 1 FROM evicted)`,
+        values.filter((_, index) => index !== 7),
+      );
+      return replaced.rowCount === 1 ? 'ok' : 'full';
     },
 
     async describe(state) {

@@ -24,6 +24,7 @@ import { createPlatformKeys, MAX_KEY_SET_BYTES } from './platform-keys.js';
 import { createPlatformRegistry } from './platform-registry.js';
 import { isStorageTarget, platformOriginOf, storageProofOf, type StorageProof } from './platform-storage.js';
 import { createGuardedHttp, guardedFetch } from '../net/guarded-http.js';
+import { clientKeyOf } from '../http/rate-limits.js';
 import { LtijsStore, type HeldReplace } from './store/ltijs-store.js';
 import { sessionChecks, sessionTokenOf } from './session-token.js';
 import { createTokenValidator, type TokenValidator } from './token-validator.js';
@@ -159,6 +160,8 @@ interface RequestContext {
   failure?: DatabaseUnavailableError | LoginCapacityError;
   /** In a login: whether ltijs stores a `state` document for it (its target link URI has a query string). */
   ltijsState?: boolean;
+  /** The client network the request came from, grouped as the rate limiter groups clients. */
+  clientNetwork: string;
 }
 
 /** An id_token POST's session documents, held until the launch's answer needs them (`keepSession`). */
@@ -290,6 +293,7 @@ function patchLtijsOnce(): void {
       framed: context?.framed,
       storageTarget: context?.storageTarget,
       ltijsState: context?.ltijsState,
+      clientNetwork: context?.clientNetwork,
     }).catch((error: unknown) => {
       noteOutage(context, error);
       throw error;
@@ -728,6 +732,7 @@ function requestContextOf(req: Request, toolOrigin: string): RequestContext {
     state: typeof body.state === 'string' ? body.state : undefined,
     framed: framedBy(req),
     storageTarget: storageTargetOf(req),
+    clientNetwork: clientKeyOf(req.ip),
     storageProof: storageProofOf(body, { secFetchSite: req.get('sec-fetch-site'), origin: req.get('origin') }, toolOrigin),
   };
   const ltijsState = ltijsStateOf(req);

@@ -22,6 +22,7 @@ import * as loginLtijsState from './0020_login_ltijs_state.js';
 import * as examChangeNotices from './0021_exam_change_notices.js';
 import * as pendingLoginsIndex from './0022_pending_logins_index.js';
 import * as adminSignInClients from './0023_admin_sign_in_clients.js';
+import * as loginClientNetwork from './0024_login_client_network.js';
 import * as sealedAppSecrets from './0030_sealed_app_secrets.js';
 import * as examToolSettings from './0040_exam_tool_settings.js';
 import * as retention from './0080_retention.js';
@@ -66,6 +67,7 @@ export const migrations: readonly Migration[] = [
   { name: '0021_exam_change_notices', up: examChangeNotices.up },
   { name: '0022_pending_logins_index', up: pendingLoginsIndex.up },
   { name: '0023_admin_sign_in_clients', up: adminSignInClients.up },
+  { name: '0024_login_client_network', up: loginClientNetwork.up },
   { name: '0030_sealed_app_secrets', up: sealedAppSecrets.up },
   { name: '0040_exam_tool_settings', up: examToolSettings.up },
   { name: '0080_retention', up: retention.up },
