@@ -17,8 +17,8 @@ interface CaddyRoute {
 }
 
 describe('rolling restart behind the Compose file’s Caddy', { skip: rollingRestartSkip('caddy', present), timeout: 600_000 }, () => {
-  // Reported, not yet required: under a heavy launch rate a few POSTs in a thousand still get a 502 from Caddy
-  // (a reused keep-alive connection the draining replica closed is not retried for a POST). See docs/deployment.md.
+  // Reported, not yet required: under a heavy launch rate a few launches in a thousand still get Caddy's own 503
+  // (no upstream it considers healthy at that moment). See docs/deployment.md.
   const todo = 'a few launches in a thousand can still fail behind Caddy during a rolling restart';
   it('loses no launch while two replicas are restarted one at a time with SIGTERM', { todo }, async (t) => {
     await rollingRestartUnderLoad(t, {
