@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { startTestApp, TEST_ENCRYPTION_KEY, type TestApp } from '../../helpers/app.js';
 import { authorize, launch, postIdToken } from '../../helpers/lti-flow.js';
+import { loadCatalog, message } from '../../helpers/catalogs.js';
+import type { LtiRefusalCode } from '../../../src/lti/errors.js';
+import { metricsRegistry } from '../../../src/metrics.js';
 
 /**
  * The 1EdTech security checks on the id_token, one test per bad case: each is refused with a clear page
@@ -19,50 +22,63 @@ describe('forged, replayed and unknown launches are refused', () => {
 
   const upstreamCalls = () => app.tool.sandbox?.emulator.received.length ?? 0;
   const now = () => Math.floor(Date.now() / 1000);
+  const refusalCounts = async (): Promise<Record<string, number>> => {
+    const series = (await metricsRegistry.getSingleMetric('proctor_lti_refused_launches_total')?.get())?.values ?? [];
+    return Object.fromEntries(series.map((value) => [String(value.labels.reason), value.value]));
+  };
 
-  async function refusedWith(mutate: (claims: Record<string, unknown>) => Record<string, unknown>, expected: RegExp, sign?: (claims: Record<string, unknown>) => Promise<string>) {
+  const english = loadCatalog('en', 'common');
+  const escaped = (text: string) => text.replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/"/g, '&#34;');
+
+  /** One refusal: this status, this code counted (and no other), this code's message on the page, no upstream call. */
+  async function refusedWith(mutate: (claims: Record<string, unknown>) => Record<string, unknown>, code: LtiRefusalCode, sign?: (claims: Record<string, unknown>) => Promise<string>) {
     const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
     const claims = mutate({ ...auth.claims });
     const token = sign ? await sign(claims) : await app.tool.sandbox!.demoLms.signIdToken(claims);
     const calls = upstreamCalls();
+    const before = await refusalCounts();
     const response = await postIdToken(auth, token);
-    assert.ok(response.status === 400 || response.status === 401, `expected a refusal, got ${response.status}`);
-    assert.match(response.text, expected);
+    assert.equal(response.status, 401, response.text.slice(0, 300));
+    const after = await refusalCounts();
+    const counted = Object.keys(after).filter((reason) => after[reason] !== (before[reason] ?? 0));
+    assert.deepEqual(counted, [code], 'refused for exactly this reason');
+    assert.equal(after[code]! - (before[code] ?? 0), 1);
+    assert.ok(response.text.includes(escaped(message(english, `refusal.message.${code}`))), `the page says why: ${code}`);
     assert.match(response.text, /incident id/);
     assert.equal(upstreamCalls(), calls, 'no upstream call');
     return response;
   }
 
   it('an issuer other than the one the login was for', async () => {
-    await refusedWith((c) => ({ ...c, iss: 'https://unknown-lms.example' }), /came from a different LMS than the one that started it/);
+    await refusedWith((c) => ({ ...c, iss: 'https://unknown-lms.example' }), 'issuer_mismatch');
   });
 
   it('several audiences and no azp', async () => {
     await refusedWith((c) => {
       const { azp: _azp, ...rest } = c;
       return { ...rest, aud: [String(c.aud), 'another-tool-client'] };
-    }, /The sign-in message was meant for another tool\./);
+    }, 'audience_mismatch');
   });
 
   it('an azp that is not this tool\'s client id', async () => {
-    await refusedWith((c) => ({ ...c, aud: [String(c.aud), 'another-tool-client'], azp: 'another-tool-client' }), /The sign-in message was meant for another tool\./);
+    await refusedWith((c) => ({ ...c, aud: [String(c.aud), 'another-tool-client'], azp: 'another-tool-client' }), 'audience_mismatch');
   });
 
   it('a bad signature', async () => {
     const { privateKey } = await generateKeyPair('RS256');
     const kid = (app.tool.sandbox!.demoLms.jwks().keys[0]!.kid ?? '') as string;
-    await refusedWith((c) => c, /could not be verified/, (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey));
+    await refusedWith((c) => c, 'bad_signature', (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey));
   });
 
   it('an algorithm downgrade to none', async () => {
     const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    await refusedWith((c) => c, /could not be verified/, async (claims) => `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.`);
+    await refusedWith((c) => c, 'bad_signature', async (claims) => `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.`);
   });
 
   it('an algorithm downgrade to HS256 keyed with the platform\'s public key', async () => {
     const jwk = app.tool.sandbox!.demoLms.jwks().keys[0]!;
     const secret = new TextEncoder().encode(JSON.stringify(jwk));
-    await refusedWith((c) => c, /could not be verified/, (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: String(jwk.kid ?? '') }).sign(secret));
+    await refusedWith((c) => c, 'bad_signature', (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: String(jwk.kid ?? '') }).sign(secret));
   });
 
   it('a platform deactivated between the login and the launch', async () => {
@@ -82,23 +98,23 @@ describe('forged, replayed and unknown launches are refused', () => {
   });
 
   it('an expired token', async () => {
-    await refusedWith((c) => ({ ...c, iat: now() - 3600, exp: now() - 1800 }), /has expired/);
+    await refusedWith((c) => ({ ...c, iat: now() - 3600, exp: now() - 1800 }), 'token_expired');
   });
 
   it('a token issued in the future', async () => {
-    await refusedWith((c) => ({ ...c, iat: now() + 600, exp: now() + 1200 }), /dated in the future/);
+    await refusedWith((c) => ({ ...c, iat: now() + 600, exp: now() + 1200 }), 'token_from_future');
   });
 
   it('a nonce the tool never issued', async () => {
-    await refusedWith((c) => ({ ...c, nonce: 'not-a-nonce-we-issued' }), /already used or was not requested/);
+    await refusedWith((c) => ({ ...c, nonce: 'not-a-nonce-we-issued' }), 'nonce_invalid');
   });
 
   it('an unknown deployment_id', async () => {
-    await refusedWith((c) => ({ ...c, 'https://purl.imsglobal.org/spec/lti/claim/deployment_id': 'deployment-nobody-registered' }), /deployment/);
+    await refusedWith((c) => ({ ...c, 'https://purl.imsglobal.org/spec/lti/claim/deployment_id': 'deployment-nobody-registered' }), 'unknown_deployment');
   });
 
   it('a target_link_uri on another host', async () => {
-    await refusedWith((c) => ({ ...c, 'https://purl.imsglobal.org/spec/lti/claim/target_link_uri': 'https://evil.example/lti/launch' }), /another site/);
+    await refusedWith((c) => ({ ...c, 'https://purl.imsglobal.org/spec/lti/claim/target_link_uri': 'https://evil.example/lti/launch' }), 'wrong_target');
   });
 
   it('a replayed nonce (the same id_token posted twice, with the state cookie the browser had)', async () => {
@@ -128,7 +144,7 @@ describe('forged, replayed and unknown launches are refused', () => {
   });
 
   it('a token for a client id the tool does not know', async () => {
-    await refusedWith((c) => ({ ...c, aud: 'client-nobody-registered', azp: 'client-nobody-registered' }), /not registered/);
+    await refusedWith((c) => ({ ...c, aud: 'client-nobody-registered', azp: 'client-nobody-registered' }), 'unregistered_platform');
   });
 
   it('a launch without the state cookie (browser refused cookies) gets the cookie page', async () => {
