@@ -121,14 +121,7 @@ async function main(): Promise<void> {
     lock.update({ pid: process.pid, hostname: hostname(), kind: 'tool', startedAt: new Date().toISOString(), control: { port: control.port, token: control.token, publicUrl: toolUrl(config, '') } });
   }
 
-  const startupMs = Math.round(performance.now() - startedAt);
-  logger.info({ version: build.version, node: build.node, port: config.port, publicUrl: config.publicUrl.href, database: db.kind, sandbox: config.sandbox, startupMs }, 'proctor-lti started');
-  if (config.sandbox) {
-    logger.warn({ database: db.kind, explicit: config.sandboxExplicit }, 'sandbox mode: the demo LMS launches as anyone and the emulator controls need no sign-in; never expose it to users');
-    console.log(`\nproctor-lti is running in sandbox mode (demo LMS + proctoring emulator, ${db.kind} database${config.sandboxExplicit ? ', SANDBOX=1' : ''}).`);
-    console.log(`Open ${toolUrl(config, '/sandbox/lms/')} and click "Open the exam as a student".\n`);
-  }
-
+  // Handled before 'started' is logged: whoever reads that line may stop the process at once.
   let signalled = false;
   const stop = async (signal: string) => {
     // SIGTERM comes from an orchestrator or a balancer's host: lame duck first. SIGINT (Ctrl-C) and a second
@@ -145,6 +138,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+
+  const startupMs = Math.round(performance.now() - startedAt);
+  logger.info({ version: build.version, node: build.node, port: config.port, publicUrl: config.publicUrl.href, database: db.kind, sandbox: config.sandbox, startupMs }, 'proctor-lti started');
+  if (config.sandbox) {
+    logger.warn({ database: db.kind, explicit: config.sandboxExplicit }, 'sandbox mode: the demo LMS launches as anyone and the emulator controls need no sign-in; never expose it to users');
+    console.log(`\nproctor-lti is running in sandbox mode (demo LMS + proctoring emulator, ${db.kind} database${config.sandboxExplicit ? ', SANDBOX=1' : ''}).`);
+    console.log(`Open ${toolUrl(config, '/sandbox/lms/')} and click "Open the exam as a student".\n`);
+  }
 }
 
 main().catch((error: unknown) => {

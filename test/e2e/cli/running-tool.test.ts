@@ -14,7 +14,7 @@ import { freePort } from '../../helpers/ports.js';
 
 const ISSUER = 'https://moodle.running.example.edu';
 
-describe(`CLI against a running tool (${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
+describe('CLI against a running tool', () => {
   const data = tempDataDir('running');
   const schema = `cli_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   let port: number;

@@ -17,7 +17,7 @@ interface EmulatedSubscription {
   version: string;
 }
 
-describe(`proctor-lti webhooks (${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite, through the running tool'})`, () => {
+describe('proctor-lti webhooks', () => {
   let tool: RunningTool;
   let eu: EmulatorServer;
   let euBaseUrl: string;

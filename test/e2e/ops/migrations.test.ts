@@ -17,6 +17,7 @@ import { startTestApp } from '../../helpers/app.js';
 import { openTestDatabase } from '../../helpers/db.js';
 import { launch } from '../../helpers/lti-flow.js';
 import { freePort } from '../../helpers/ports.js';
+import { sleep } from '../../helpers/wait.js';
 
 const url = process.env.DATABASE_URL;
 const needsPostgres = url ? false : 'needs PostgreSQL (DATABASE_URL): replicas and the migrate command share one database';
@@ -149,16 +150,27 @@ describe('migrations outside the replicas', { skip: needsPostgres, timeout: 300_
     const schema = newSchema();
     const holder = await openDatabase({ url, dataDir: 'memory', schema });
     try {
-      // The lock a `proctor-lti migrate` in progress holds (the same keys), on a connection of its own.
+      // The lock a `proctor-lti migrate` in progress holds (the same keys), on a connection of its own, held from
+      // the moment the replica says it waits until longer than the statement timeout has passed: a replica slow to
+      // start under load still meets the lock.
       const { rows } = await holder.query<{ key: number }>('SELECT hashtext(current_schema()) AS key');
+      let locked!: () => void;
+      const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
       const hold = holder.transaction(async (tx) => {
+        await tx.query('SET LOCAL idle_in_transaction_session_timeout = 0');
         await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [MIGRATION_LOCK, rows[0]!.key]);
-        await new Promise((resolve) => setTimeout(resolve, STATEMENT_TIMEOUT_MS + 2000));
+        locked();
+        await released;
       });
+      await lockTaken;
       const replica = await startReplica(schema, { DATABASE_MIGRATIONS: 'apply', DATABASE_SCHEMA_WAIT_SECONDS: '120' });
       replicas.push(replica);
       const waiting = await replica.line(/waiting for the migration lock/);
       assert.equal(waiting.level, 40);
+      await sleep(STATEMENT_TIMEOUT_MS + 2000);
+      release();
       await hold;
       const applied = await replica.line(/database migrations applied/, 60_000);
       assert.equal((applied.applied as string[]).length, migrations.length);

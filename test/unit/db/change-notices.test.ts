@@ -26,7 +26,7 @@ async function noticesFor(other: Database, change: () => Promise<unknown>): Prom
   return readGeneration() - start - 1;
 }
 
-describe(`change notices (${onPostgres ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
+describe('change notices', () => {
   let db: TestDatabase;
   let other: Database;
   let stopWatching: () => Promise<void>;
