@@ -17,14 +17,23 @@ export interface AxeViolation {
  * Runs axe-core (WCAG 2.0/2.1 A and AA rules) in the page. Injected through the DevTools protocol, which
  * the pages' CSP (script-src 'self') does not apply to.
  */
-export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+export async function axeViolations(page: Page, options: AxeOptions = {}): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
+  return page.evaluate(async (bestPractices) => {
     const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
-  });
+    const extra = bestPractices.length > 0 ? (await axe.run(document, { runOnly: { type: 'rule', values: bestPractices } })).violations : [];
+    return [...result.violations, ...extra].map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+  }, options.bestPractices ?? []);
 }
+
+export interface AxeOptions {
+  /** Rules of axe's best practices to run besides the WCAG ones (e.g. `landmark-unique`, `scrollable-region-focusable`). */
+  bestPractices?: readonly string[];
+}
+
+/** The best practices the instructor's pages and the sandbox keep: uniquely named landmarks, scrollable boxes a keyboard reaches. */
+export const PAGE_BEST_PRACTICES = ['landmark-unique', 'scrollable-region-focusable', 'region'] as const;
 
 export function describeViolations(violations: AxeViolation[]): string {
   return violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n  ${v.nodes.map((n) => n.target.join(' ')).join('\n  ')}`).join('\n');
@@ -55,7 +64,7 @@ export async function assertAnsweredPagesAccessible(page: Page, baseUrl: string,
 }
 
 /** Fails the test with every axe violation on the page, named by `what`. */
-export async function assertNoAxeViolations(page: Page, what: string): Promise<void> {
-  const violations = await axeViolations(page);
+export async function assertNoAxeViolations(page: Page, what: string, options: AxeOptions = {}): Promise<void> {
+  const violations = await axeViolations(page, options);
   assert.equal(violations.length, 0, `${what}:\n${describeViolations(violations)}`);
 }

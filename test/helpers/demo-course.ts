@@ -5,15 +5,18 @@ export interface CourseLaunch {
   /** The launch button: its value (`resource:<user>:<link>`) or its accessible name. */
   button: string | RegExp;
   flavor?: 'moodle' | 'canvas';
+  /** The language the launch asks for (the course page's choice, sent as the launch's locale). */
+  locale?: string;
 }
 
 /**
  * Opens the demo LMS course page with "new window" launches, clicks a launch button and answers the tab the launch
  * opened; a launch that opens no tab fails the test.
  */
-export async function launchFromCourse(context: BrowserContext, { baseUrl, button, flavor = 'moodle' }: CourseLaunch): Promise<Page> {
+export async function launchFromCourse(context: BrowserContext, { baseUrl, button, flavor = 'moodle', locale }: CourseLaunch): Promise<Page> {
   const course = await context.newPage();
   await course.goto(`${baseUrl}/sandbox/lms/?presentation=window&flavor=${flavor}`);
+  if (locale) await course.locator('#launch-locale').selectOption(locale);
   const opened = context.waitForEvent('page', { timeout: 20_000 });
   const target = typeof button === 'string' ? course.locator(`button[value="${button}"]`) : course.getByRole('button', { name: button }).first();
   await target.click();

@@ -21,6 +21,7 @@ import { MembershipQueryError, membershipPage, NRPS_MEDIA_TYPE } from './nrps.js
 import { OAuthError, type OAuthServer } from './oauth.js';
 import { bodyFields } from '../../http/request-input.js';
 import { messageOf } from '../../values.js';
+import { SUPPORTED_LOCALES, type Locale } from '../../i18n/locales.js';
 
 export interface LoginInitiation {
   /** The tool's login initiation URL. */
@@ -64,7 +65,20 @@ const launchForm = z.object({
   flavor: z.enum(FLAVOR_NAMES as [DemoFlavor, ...DemoFlavor[]]).optional(),
   presentation: z.enum(PRESENTATIONS as [Presentation, ...Presentation[]]).optional(),
   platform_storage: z.enum(['on', 'off']).optional(),
+  // The launching person's language in the LMS, sent as the launch's locale (launch_presentation.locale).
+  locale: z.enum(SUPPORTED_LOCALES).optional(),
 });
+
+/** The languages the course page offers, each named in itself. */
+const LAUNCH_LANGUAGES: ReadonlyArray<{ tag: Locale; name: string }> = [
+  { tag: 'en', name: 'English' },
+  { tag: 'es', name: 'Español' },
+  { tag: 'fr', name: 'Français' },
+  { tag: 'de', name: 'Deutsch' },
+  { tag: 'pt-BR', name: 'Português (Brasil)' },
+  { tag: 'ar', name: 'العربية' },
+  { tag: 'zh-Hans', name: '中文（简体）' },
+];
 
 /** The frame name Canvas gives its client-side storage frame, sent as lti_storage_target. */
 export const STORAGE_FRAME_NAME = 'post_message_forwarding';
@@ -163,6 +177,7 @@ function pendingLaunch(ctx: DemoLmsContext, source: FormSource): PendingLaunch |
     linkId,
     presentation: parsed.data.presentation ?? 'iframe',
     platformStorage: parsed.data.platform_storage === 'on',
+    ...(parsed.data.locale ? { locale: parsed.data.locale } : {}),
   };
 }
 
@@ -172,8 +187,11 @@ function courseRoutes(router: Router, ctx: DemoLmsContext, { render, renderError
     const flavorParam = text(req.query, 'flavor');
     const flavor = FLAVOR_NAMES.find((name) => name === flavorParam) ?? ctx.defaultFlavor;
     const presentation = text(req.query, 'presentation') === 'window' ? 'window' : 'iframe';
+    const localeParam = text(req.query, 'locale');
     await render(res, 200, 'course', {
       platformStorage: text(req.query, 'platform_storage') === 'on',
+      languages: LAUNCH_LANGUAGES,
+      locale: LAUNCH_LANGUAGES.find((language) => language.tag === localeParam)?.tag ?? 'en',
       title: ctx.course.title,
       flavor,
       flavors: FLAVOR_NAMES.map((name) => ({ name, label: FLAVORS[name].label })),
