@@ -45,7 +45,7 @@ export interface AdminServices {
   contexts: Pick<ContextStore, 'rosterProblems'>;
   /** Proctoring accounts per platform, and the clients that call the service as each. */
   accounts: ProctoringAccountStore;
-  accountClients: Pick<AccountClients, 'testConnection'>;
+  accountClients: Pick<AccountClients, 'testConnection' | 'testCandidate'>;
   /** Webhook subscriptions of every proctoring account, and the deliveries that matched no attempt. */
   webhooks: SubscriptionService;
   /** The pseudonym keys the ids sent to the proctoring service are derived with (a platform move recomputes section ids). */

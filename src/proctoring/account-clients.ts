@@ -12,6 +12,11 @@ export interface AccountClients {
   forAccount(accountId: AccountId): Promise<ProctoringClient>;
   /** Calls the service as the account and says in words whether, and why not, it works. */
   testConnection(accountId: AccountId): Promise<ConnectionTestResult>;
+  /**
+   * The same test for an account not saved yet (or a change not saved yet), with a client of its own that is
+   * closed afterwards: a save tests the new values before they replace the old ones.
+   */
+  testCandidate(accountId: AccountId, target: ConnectionTarget): Promise<ConnectionTestResult>;
   close(): Promise<void>;
 }
 
@@ -27,10 +32,17 @@ export interface ConnectionTestResult {
   words: Wording;
 }
 
+/** Where and as whom the service is called. */
+export interface ConnectionTarget {
+  baseUrl: string;
+  region?: Region;
+  credentials: ProctoringCredentials;
+}
+
 export interface AccountClientsOptions {
   accounts: Pick<ProctoringAccountStore, 'accountOf' | 'target'>;
   /** The environment's account (PROCTORING_* or the sandbox's); undefined where there is none (the CLI in sandbox mode). */
-  defaultTarget: { baseUrl: string; region?: Region; credentials: ProctoringCredentials } | undefined;
+  defaultTarget: ConnectionTarget | undefined;
   timeoutMs: number;
   userAgent: string;
   /** Builds a client; tests may count them. */
@@ -44,7 +56,7 @@ export interface AccountClientsOptions {
  */
 export function createAccountClients(options: AccountClientsOptions): AccountClients {
   const create = options.createClient ?? createProctoringClient;
-  const build = (target: { baseUrl: string; region?: Region; credentials: ProctoringCredentials }) =>
+  const build = (target: ConnectionTarget) =>
     create({ baseUrl: target.baseUrl, region: target.region, credentials: target.credentials, timeoutMs: options.timeoutMs, userAgent: options.userAgent });
   const defaultClient = options.defaultTarget ? build(options.defaultTarget) : undefined;
   const cache = new Map<AccountId, { version: number; client: Promise<ProctoringClient> }>();
@@ -95,14 +107,14 @@ export function createAccountClients(options: AccountClientsOptions): AccountCli
     async testConnection(accountId) {
       const target = accountId === DEFAULT_ACCOUNT_ID ? options.defaultTarget : await options.accounts.target(accountId);
       if (!target) throw new Error(`there is no proctoring account '${accountId}'`);
-      const client = await this.forAccount(accountId);
+      return connectionTest(accountId, target.baseUrl, await this.forAccount(accountId));
+    },
+    async testCandidate(accountId, target) {
+      const client = build(target);
       try {
-        const subscriptions = await client.listWebhooks();
-        const words = wording('causes:proctoring.connected', { host: new URL(target.baseUrl).host, count: subscriptions.length });
-        return { ok: true, accountId, baseUrl: target.baseUrl, code: 'ok', message: words(translator(DEFAULT_LOCALE)), words };
-      } catch (error) {
-        if (!(error instanceof ProctoringError)) throw error;
-        return { ok: false, accountId, baseUrl: target.baseUrl, code: error.code, message: error.adminMessage, words: error.adminText };
+        return await connectionTest(accountId, target.baseUrl, client);
+      } finally {
+        await client.close().catch(() => undefined);
       }
     },
     async close() {
@@ -116,4 +128,16 @@ export function createAccountClients(options: AccountClientsOptions): AccountCli
       retiring.clear();
     },
   };
+}
+
+/** Lists the account's webhook subscriptions (a call every account may make) and says how that went. */
+async function connectionTest(accountId: AccountId, baseUrl: string, client: ProctoringClient): Promise<ConnectionTestResult> {
+  try {
+    const subscriptions = await client.listWebhooks();
+    const words = wording('causes:proctoring.connected', { host: new URL(baseUrl).host, count: subscriptions.length });
+    return { ok: true, accountId, baseUrl, code: 'ok', message: words(translator(DEFAULT_LOCALE)), words };
+  } catch (error) {
+    if (!(error instanceof ProctoringError)) throw error;
+    return { ok: false, accountId, baseUrl, code: error.code, message: error.adminMessage, words: error.adminText };
+  }
 }

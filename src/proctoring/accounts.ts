@@ -128,6 +128,20 @@ export function credentialsFrom(fields: { apiKey?: string; consumerKey?: string;
   return problems.length > 0 ? problems : { consumerKey: fields.consumerKey as string, secret: fields.secret as string };
 }
 
+/**
+ * Validates a change; throws AccountInputError naming every wrong field. `credentials` is set when the change
+ * replaces them (an API key, or a consumer key and secret).
+ */
+export function parseAccountChange(change: unknown): { fields: z.output<typeof accountChangeSchema>; credentials?: ProctoringCredentials } {
+  const parsed = accountChangeSchema.safeParse(change);
+  if (!parsed.success) throw new AccountInputError(problemsOf(parsed.error));
+  const next = parsed.data;
+  if (next.apiKey === undefined && next.consumerKey === undefined && next.secret === undefined) return { fields: next };
+  const credentials = credentialsFrom(next);
+  if (Array.isArray(credentials)) throw new AccountInputError(credentials);
+  return { fields: next, credentials };
+}
+
 /** Validates a new account's fields; throws AccountInputError naming every wrong field. */
 export function parseAccountInput(input: unknown): { fields: z.output<typeof accountInputSchema>; credentials: ProctoringCredentials } {
   const parsed = accountInputSchema.safeParse(input);
@@ -232,15 +246,11 @@ export function createAccountStore(db: Queryable, box: SecretBox): ProctoringAcc
     async update(id, change) {
       const current = await row(id);
       if (!current) throw new AccountNotFoundError(id);
-      const parsed = accountChangeSchema.safeParse(change);
-      if (!parsed.success) throw new AccountInputError(problemsOf(parsed.error));
-      const next = parsed.data;
+      const { fields: next, credentials } = parseAccountChange(change);
       let sealed = current.credentials_sealed;
       let hint = current.credential_hint;
       let consumerKey = current.consumer_key;
-      if (next.apiKey !== undefined || next.consumerKey !== undefined || next.secret !== undefined) {
-        const credentials = credentialsFrom(next);
-        if (Array.isArray(credentials)) throw new AccountInputError(credentials);
+      if (credentials) {
         sealed = box.seal(JSON.stringify(credentials));
         hint = hintOf(credentials);
         consumerKey = 'consumerKey' in credentials ? credentials.consumerKey : null;

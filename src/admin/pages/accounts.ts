@@ -7,8 +7,8 @@ import { REGIONS } from '../../config.js';
 import { platformKey } from '../../lti/identifiers.js';
 import type { FieldProblem } from '../../lti/platform-input.js';
 import type { PlatformSummary } from '../../lti/provider.js';
-import type { ConnectionTestResult } from '../../proctoring/account-clients.js';
-import { AccountInputError, DEFAULT_ACCOUNT_ID, type ProctoringAccount } from '../../proctoring/accounts.js';
+import type { ConnectionTarget, ConnectionTestResult } from '../../proctoring/account-clients.js';
+import { AccountInputError, DEFAULT_ACCOUNT_ID, parseAccountChange, parseAccountInput, type ProctoringAccount } from '../../proctoring/accounts.js';
 import { accountChange, accountChanges, ACCOUNT_FORM, blankAccountForm, accountFormOf, labelled, newAccountInput, type AccountForm } from '../account-form.js';
 import { textOf } from '../i18n.js';
 import { adminPage } from '../page.js';
@@ -20,7 +20,8 @@ const CHOSEN_ACCOUNT_FORM = z.object({ accountId: textField });
 interface EditState {
   form?: AccountForm;
   problems?: FieldProblem[];
-  test?: ConnectionTestResult;
+  /** A connection test's answer; `notSaved`: the test of a save, which the service refused (nothing changed). */
+  test?: ConnectionTestResult & { notSaved?: boolean };
 }
 
 /** The platform's account (undefined: the environment's default), and the other platforms sharing it. */
@@ -88,15 +89,34 @@ export const accountsPage = adminPage(
         res.status(400);
         await renderEdit(context, req, res, platform, { form: { ...form, secret: '', apiKey: '' }, problems: problems.map((problem) => labelled(textOf(res), problem)) });
       };
+      const refuseByService = async (result: ConnectionTestResult) => {
+        res.status(400);
+        const test = { ...result, message: result.words(translatorOf(req, res)), notSaved: true };
+        await renderEdit(context, req, res, platform, { form: { ...form, secret: '', apiKey: '' }, test });
+      };
+      let tested = false;
       try {
         if (account) {
           const change = await accountChange(form, account, context.accounts);
           if (!change.ok) return await refuse(change.problems);
+          // Where or as whom the account connects changes: the service must accept the new values before they replace the old ones.
+          const candidate = await connectionAfter(context, account, change.change);
+          if (candidate) {
+            const result = await context.accountClients.testCandidate(account.id, candidate);
+            if (!result.ok) return await refuseByService(result);
+            tested = true;
+          }
           const updated = await context.accounts.update(account.id, change.change);
           const changes = accountChanges(account, updated, change.credentials);
           if (changes.length > 0) await context.recordChange(req, { action: 'account.update', target: updated.id, changes });
         } else {
-          const created = await context.accounts.create(newAccountInput(form));
+          const input = newAccountInput(form);
+          const { fields, credentials } = parseAccountInput(input);
+          if (await context.accounts.get(fields.id)) return await refuse([{ field: 'id', message: `an account '${fields.id}' exists already: choose another id, or change that one` }]);
+          const result = await context.accountClients.testCandidate(fields.id, { baseUrl: fields.baseUrl, region: fields.region, credentials });
+          if (!result.ok) return await refuseByService(result);
+          tested = true;
+          const created = await context.accounts.create(input);
           await context.recordChange(req, { action: 'account.add', target: created.id, changes: accountChanges(undefined, created, true) });
           await assign(context, req, platform, created.id);
         }
@@ -104,7 +124,7 @@ export const accountsPage = adminPage(
         if (error instanceof AccountInputError) return await refuse(error.problems);
         throw error;
       }
-      res.redirect(303, `/admin/accounts/${platformKeyOf(req)}?done=account-saved`);
+      res.redirect(303, `/admin/accounts/${platformKeyOf(req)}?done=${tested ? 'account-tested' : 'account-saved'}`);
     });
 
     routes.post('/:key/use', async (req, res) => {
@@ -149,6 +169,20 @@ export const accountsPage = adminPage(
     });
   },
 );
+
+/**
+ * Where and as whom a saved account would connect after a change, when the change touches that (base URL,
+ * region or credentials); undefined when it does not (a new name). Throws AccountInputError for a wrong field.
+ */
+async function connectionAfter(context: AdminContext, account: ProctoringAccount, change: Record<string, string | undefined>): Promise<ConnectionTarget | undefined> {
+  const { fields, credentials } = parseAccountChange(change);
+  const baseUrl = fields.baseUrl ?? account.baseUrl;
+  const region = fields.region ?? account.region;
+  if (baseUrl === account.baseUrl && region === account.region && !credentials) return undefined;
+  const saved = await context.accounts.target(account.id);
+  if (!saved) return undefined;
+  return { baseUrl, region, credentials: credentials ?? saved.credentials };
+}
 
 async function assign(context: AdminContext, req: Request, platform: PlatformSummary, accountId: string): Promise<void> {
   const { previous } = await context.accounts.assign(platform, accountId);

@@ -35,6 +35,11 @@ describe('admin console: proctoring accounts per platform', () => {
 
   const save = async (fields: Record<string, string>) =>
     admin.agent.post(`/admin/accounts/${key}`).type('form').send({ _csrf: await admin.csrf(), ...fields });
+  /** The platform on its own, working account (each test that needs one makes it). */
+  const useEuCampus = async () => {
+    const saved = await save({ id: 'eu-campus', name: 'EU campus', region: 'EU', baseUrl: euBaseUrl, credentialKind: 'consumer_key', consumerKey: EU_ACCOUNT.consumerKey, secret: EU_ACCOUNT.secret });
+    assert.equal(saved.status, 303, saved.text.slice(0, 500));
+  };
   const testConnection = async () => admin.agent.post(`/admin/accounts/${key}/test`).type('form').send({ _csrf: await admin.csrf() });
 
   it('lists each platform with the default account until it has its own', async () => {
@@ -76,8 +81,10 @@ describe('admin console: proctoring accounts per platform', () => {
   it('gives the platform its own account: shown with the last four characters only, audited without the secret', async () => {
     const response = await save({ id: 'eu-campus', name: 'EU campus', region: 'eu', baseUrl: `${euBaseUrl}/`, credentialKind: 'consumer_key', consumerKey: EU_ACCOUNT.consumerKey, secret: EU_ACCOUNT.secret });
     assert.equal(response.status, 303, response.text.slice(0, 500));
+    assert.match(response.headers.location ?? '', /done=account-tested/);
     assert.equal((await app.tool.accounts.accountOf(platform)).accountId, 'eu-campus');
-    const page = await admin.agent.get(`/admin/accounts/${key}`).expect(200);
+    const page = await admin.agent.get(response.headers.location ?? '').expect(200);
+    assert.match(page.text, /proctoring service accepted the account: it was saved and is in use/);
     assert.match(page.text, /ending in <code>0001<\/code>/);
     assert.equal(page.text.includes(EU_ACCOUNT.secret), false, 'the secret is never shown');
     const list = await admin.agent.get('/admin/accounts').expect(200);
@@ -105,16 +112,44 @@ describe('admin console: proctoring accounts per platform', () => {
     { code: 2655, fields: { credentialKind: 'api_key', apiKey: 'not-a-known-key-at-all' }, words: /rejected the API key \(code 2655\)/ },
   ];
   for (const failure of failures) {
-    it(`"Test connection" explains ${failure.code} in words`, async () => {
-      const saved = await save({ id: 'eu-campus', name: 'EU campus', region: 'EU', baseUrl: euBaseUrl, ...failure.fields });
-      assert.equal(saved.status, 303, saved.text.slice(0, 500));
+    it(`a save the service refuses (${failure.code}) changes nothing: the form again, with the cause in words`, async () => {
+      await useEuCampus();
+      const before = await app.tool.accounts.target('eu-campus');
+      const response = await save({ id: 'eu-campus', name: 'EU campus', region: 'EU', baseUrl: euBaseUrl, ...failure.fields });
+      assert.equal(response.status, 400, response.text.slice(0, 500));
+      assert.match(response.text, /Not saved: the service did not accept the new account/);
+      assert.match(response.text, failure.words);
+      for (const value of Object.values(failure.fields)) assert.equal(response.text.includes(value) && value.length > 12, false, 'no credential in the page');
+      assert.deepEqual(await app.tool.accounts.target('eu-campus'), before, 'the old account stays in use');
+      assert.equal((await app.tool.accounts.accountOf(platform)).accountId, 'eu-campus');
+    });
+  }
+
+  it('a new account the service refuses is not created: the platform keeps the default one', async () => {
+    const response = await admin.agent.post(`/admin/accounts/${key}/remove`).type('form').send({ _csrf: await admin.csrf() });
+    assert.equal(response.status, 303);
+    const refused = await save({ id: 'eu-campus', name: 'EU campus', region: 'EU', baseUrl: euBaseUrl, credentialKind: 'consumer_key', consumerKey: SUSPENDED.consumerKey, secret: SUSPENDED.secret });
+    assert.equal(refused.status, 400);
+    assert.match(refused.text, /account is not active \(code 2154\)/);
+    assert.equal(await app.tool.accounts.get('eu-campus'), undefined);
+    assert.equal((await app.tool.accounts.accountOf(platform)).accountId, DEFAULT_ACCOUNT_ID);
+    const saved = await save({ id: 'eu-campus', name: 'EU campus', region: 'EU', baseUrl: euBaseUrl, credentialKind: 'consumer_key', consumerKey: EU_ACCOUNT.consumerKey, secret: EU_ACCOUNT.secret });
+    assert.equal(saved.status, 303, saved.text.slice(0, 500));
+    assert.equal((await app.tool.accounts.accountOf(platform)).accountId, 'eu-campus');
+  });
+
+  it('"Test connection" explains in words a saved account the service stopped accepting', async () => {
+    await useEuCampus();
+    EU_ACCOUNT.active = false;
+    try {
       const response = await testConnection();
       assert.equal(response.status, 200);
       assert.match(response.text, /Connection test failed/);
-      assert.match(response.text, failure.words);
-      for (const value of Object.values(failure.fields)) assert.equal(response.text.includes(value) && value.length > 12, false, 'no credential in the page');
-    });
-  }
+      assert.match(response.text, /account is not active \(code 2154\)/);
+    } finally {
+      EU_ACCOUNT.active = true;
+    }
+  });
 
   it('refuses switching to an API key without one', async () => {
     await save({ id: 'eu-campus', name: 'EU campus', region: 'EU', baseUrl: euBaseUrl, credentialKind: 'consumer_key', consumerKey: EU_ACCOUNT.consumerKey, secret: EU_ACCOUNT.secret });
