@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/types.js';
+import { LIMITS } from '../proctoring/contract.js';
 
-export type AttemptStatus = 'started' | 'submitted' | 'ended';
+/**
+ * `abandoned`: still open when its proctoring link expired (nobody came back through a return link); a later
+ * return still records how it ended.
+ */
+export type AttemptStatus = 'started' | 'submitted' | 'ended' | 'abandoned';
 
 export interface Attempt {
   id: string;
@@ -15,6 +20,8 @@ export interface Attempt {
   exempt?: boolean;
   startedAt: Date;
   endedAt?: Date;
+  /** When its latest proctoring link stops being valid; unset for attempts from before it was recorded. */
+  expiresAt?: Date;
   /** The proctoring account of its latest launch (`default` or a per-platform account); unset before it was recorded. */
   accountRef?: string;
 }
@@ -29,6 +36,7 @@ interface AttemptRow {
   exempt?: boolean;
   started_at: Date;
   ended_at: Date | null;
+  expires_at?: Date | null;
   account_ref: string | null;
 }
 
@@ -42,33 +50,43 @@ const toAttempt = (row: AttemptRow): Attempt => ({
   exempt: row.exempt === true,
   startedAt: new Date(row.started_at),
   endedAt: row.ended_at ? new Date(row.ended_at) : undefined,
+  expiresAt: row.expires_at ? new Date(row.expires_at) : undefined,
   accountRef: row.account_ref ?? undefined,
 });
 
 export interface AttemptStore {
   /**
    * The candidate's unfinished attempt (a resume keeps its id), or a new one after a finished attempt. The
-   * proctoring account of this launch, when given, becomes the attempt's.
+   * proctoring account of this launch, when given, becomes the attempt's. `validForSeconds`: how long this
+   * launch's proctoring link is valid (default: the service's); an open attempt whose links all expired is abandoned, not resumed.
    */
-  startOrResume(input: { examId: string; userId: string; isTest: boolean; practice?: boolean; exempt?: boolean; returnUrl?: string; accountRef?: string }): Promise<Attempt>;
-  /** Records how the attempt ended; false when it was already finished (a second click changes nothing). */
+  startOrResume(input: { examId: string; userId: string; isTest: boolean; practice?: boolean; exempt?: boolean; returnUrl?: string; accountRef?: string; validForSeconds?: number }): Promise<Attempt>;
+  /**
+   * Records how the attempt ended. A submission outranks an ungraceful end (two windows of one attempt may
+   * end either way, in any order) and either outranks "abandoned"; anything else changes nothing.
+   */
   finish(attemptId: string, outcome: 'submitted' | 'ended'): Promise<{ attempt: Attempt; returnUrl?: string } | undefined>;
   get(attemptId: string): Promise<Attempt | undefined>;
   recent(examId: string, limit: number): Promise<Attempt[]>;
 }
 
+/** Ends the exam's open attempts whose proctoring links all expired, at the moment the last one did. */
+const ABANDON_EXPIRED = "UPDATE attempts SET status = 'abandoned', ended_at = expires_at WHERE exam_id = $1 AND status = 'started' AND expires_at < now()";
+
 export function createAttemptStore(db: Database): AttemptStore {
   return {
-    async startOrResume({ examId, userId, isTest, practice = false, exempt = false, returnUrl, accountRef }) {
+    async startOrResume({ examId, userId, isTest, practice = false, exempt = false, returnUrl, accountRef, validForSeconds = LIMITS.candidateExpire.default }) {
+      await db.query(`${ABANDON_EXPIRED} AND user_id = $2`, [examId, userId]);
       // The partial unique index (one 'started' attempt per exam and user) makes concurrent launches
-      // of the same candidate converge on one attempt.
+      // of the same candidate converge on one attempt; a resume's new link extends its validity.
       const result = await db.query<AttemptRow>(
-        `INSERT INTO attempts (id, exam_id, user_id, is_test, return_url, account_ref, practice, exempt) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        `INSERT INTO attempts (id, exam_id, user_id, is_test, return_url, account_ref, practice, exempt, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
          ON CONFLICT (exam_id, user_id) WHERE status = 'started'
            DO UPDATE SET return_url = COALESCE(EXCLUDED.return_url, attempts.return_url), account_ref = COALESCE(EXCLUDED.account_ref, attempts.account_ref),
-             exempt = EXCLUDED.exempt
+             exempt = EXCLUDED.exempt, expires_at = GREATEST(attempts.expires_at, EXCLUDED.expires_at)
          RETURNING *`,
-        [randomUUID(), examId, userId, isTest, returnUrl ?? null, accountRef ?? null, practice, exempt],
+        [randomUUID(), examId, userId, isTest, returnUrl ?? null, accountRef ?? null, practice, exempt, validForSeconds],
       );
       const row = result.rows[0];
       if (!row) throw new Error('attempt upsert returned nothing');
@@ -76,7 +94,8 @@ export function createAttemptStore(db: Database): AttemptStore {
     },
     async finish(attemptId, outcome) {
       const result = await db.query<AttemptRow & { return_url: string | null }>(
-        `UPDATE attempts SET status = $2, ended_at = now() WHERE id = $1 AND status = 'started' RETURNING *`,
+        `UPDATE attempts SET status = $2, ended_at = now()
+          WHERE id = $1 AND (status IN ('started', 'abandoned') OR (status = 'ended' AND $2 = 'submitted')) RETURNING *`,
         [attemptId, outcome],
       );
       const row = result.rows[0];
@@ -90,6 +109,7 @@ export function createAttemptStore(db: Database): AttemptStore {
       return result.rows[0] ? toAttempt(result.rows[0]) : undefined;
     },
     async recent(examId, limit) {
+      await db.query(ABANDON_EXPIRED, [examId]);
       const result = await db.query<AttemptRow>('SELECT * FROM attempts WHERE exam_id = $1 ORDER BY started_at DESC LIMIT $2', [examId, limit]);
       return result.rows.map(toAttempt);
     },

@@ -55,7 +55,7 @@ export function createProctoringUrls(deps: LaunchServiceDeps): ProctoringUrls {
       const { launch, decision } = session;
       const account = deps.proctoringAccountFor ? await deps.proctoringAccountFor({ issuer: launch.issuer, clientId: launch.clientId }) : undefined;
       const exempt = plan?.exempt === true;
-      const attempt = await deps.attempts.startOrResume({ examId: exam.id, userId: session.userId, isTest: isTestLaunch(launch, decision), practice: exam.practice, exempt, returnUrl: launch.returnUrl, accountRef: account?.accountRef });
+      const attempt = await deps.attempts.startOrResume({ examId: exam.id, userId: session.userId, isTest: isTestLaunch(launch, decision), practice: exam.practice, exempt, returnUrl: launch.returnUrl, accountRef: account?.accountRef, validForSeconds: linkTtlSeconds('candidate', expireFor('candidate', settings.expire)) });
       // Exempted from proctoring: straight to the quiz, recorded on the attempt, nothing sent to the service.
       if (exempt) return settings.launch_url;
       const ids = idsFor(session, exam);

@@ -4,7 +4,7 @@ import { ATTEMPT_FLAGS } from '../exams/tool-settings/registry.js';
 import { flagLabel } from './delivery.js';
 import type { AttemptResultRow } from './results.js';
 
-const OUTCOMES: Readonly<Record<AttemptStatus, string>> = { started: 'In progress', submitted: 'Submitted', ended: 'Ended without submitting' };
+const OUTCOMES: Readonly<Record<AttemptStatus, string>> = { started: 'In progress', submitted: 'Submitted', ended: 'Ended without submitting', abandoned: 'Abandoned' };
 
 /**
  * Spreadsheets run a cell that starts with = + - @ (or a tab or carriage return before one) as a formula:
@@ -37,7 +37,7 @@ export function resultsCsv(rows: readonly AttemptResultRow[]): string {
       row.attempt.exempt ? 'yes' : 'no',
       iso(row.attempt.startedAt),
       iso(row.attempt.endedAt),
-      OUTCOMES[row.attempt.status],
+      OUTCOMES[row.outcome],
       row.result?.suspicion === undefined ? '' : String(row.result.suspicion),
       ...flagNames.map((name) => (flags.has(name) ? String(flags.get(name)) : row.result ? '0' : '')),
       row.result?.submission ?? '',

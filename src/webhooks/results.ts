@@ -1,4 +1,4 @@
-import type { Attempt } from '../exams/attempts.js';
+import type { Attempt, AttemptStatus } from '../exams/attempts.js';
 import { flagLabel, submissionInWords } from './delivery.js';
 import type { DeliveryRecord } from './store.js';
 import type { NamesStatus } from '../hosted/course-names.js';
@@ -32,6 +32,8 @@ export interface ResultView {
   /** Non-zero flags, highest first. */
   flags: FlagView[];
   submission?: string;
+  /** The service says the candidate submitted (submission code 1). */
+  submitted: boolean;
   submissionDescription?: string;
   submittedAt?: Date;
   receivedAt: Date;
@@ -42,6 +44,8 @@ export interface ResultView {
 
 export interface AttemptResultRow {
   attempt: Attempt;
+  /** The one outcome shown for the attempt (hub and CSV): `outcomeOf`. */
+  outcome: AttemptStatus;
   /** From the course roster when the page is built; never stored. */
   name?: string;
   result?: ResultView;
@@ -57,6 +61,18 @@ export interface ExamResults {
   totals: { attempts: number; withResult: number; shown: number };
 }
 
+/** The submission code of a graceful submission (delivery.ts SUBMISSION_CODES). */
+const SUBMITTED_CODE = 1;
+
+/**
+ * What happened to the attempt, once: the return link the candidate came back through, unless the service's
+ * result says the exam was submitted (the candidate may never have come back, or came back through another
+ * window of the same attempt first). Never "Ended without submitting" beside a submission.
+ */
+export function outcomeOf(attempt: Pick<Attempt, 'status'>, result: Pick<ResultView, 'submitted'> | undefined): AttemptStatus {
+  return result?.submitted ? 'submitted' : attempt.status;
+}
+
 function resultView(deliveries: DeliveryRecord[]): ResultView | undefined {
   const latest = deliveries[0];
   if (!latest) return undefined;
@@ -67,6 +83,7 @@ function resultView(deliveries: DeliveryRecord[]): ResultView | undefined {
       .map(([name, percent]) => ({ name, label: flagLabel(name), percent }))
       .sort((a, b) => b.percent - a.percent || a.label.localeCompare(b.label)),
     submission: submissionInWords(latest.submissionCode, latest.submissionMessage),
+    submitted: latest.submissionCode === SUBMITTED_CODE,
     submissionDescription: latest.submissionDescription,
     submittedAt: latest.submittedAt,
     receivedAt: latest.receivedAt,
@@ -87,11 +104,10 @@ export function buildExamResults(attempts: readonly Attempt[], deliveries: reado
     list.push(delivery);
     byAttempt.set(delivery.attemptId, list);
   }
-  const all: AttemptResultRow[] = attempts.map((attempt) => ({
-    attempt,
-    name: names?.get(attempt.userId) || undefined,
-    result: resultView(byAttempt.get(attempt.id) ?? []),
-  }));
+  const all: AttemptResultRow[] = attempts.map((attempt) => {
+    const result = resultView(byAttempt.get(attempt.id) ?? []);
+    return { attempt, outcome: outcomeOf(attempt, result), name: names?.get(attempt.userId) || undefined, result };
+  });
   const min = query.minSuspicion;
   const shown = min === undefined ? all : all.filter((row) => (row.result?.suspicion ?? -1) >= min);
   const rows = [...shown].sort((a, b) =>

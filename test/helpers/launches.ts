@@ -3,6 +3,7 @@
 // and the values a request must carry, derived independently of the launch service.
 import assert from 'node:assert/strict';
 import cookieParser from 'cookie-parser';
+import { parse } from 'csv-parse/sync';
 import express from 'express';
 import type { JWTPayload } from 'jose';
 import supertest from 'supertest';
@@ -159,6 +160,14 @@ export async function pressHubButton(
     fields._csrf = override.csrf ?? forms.csrf;
   }
   return launched.agent.post(`/lti/hub/${examId}/${action}`).type('form').send(fields);
+}
+
+/** The hub's "Download CSV" as the browser sends it (the filter form's fields), parsed by column name. */
+export async function downloadAttemptsCsv(launched: Pick<Launched, 'agent' | 'response' | 'ltik'>, fields: Record<string, string> = {}): Promise<Record<string, string>[]> {
+  const examId = /\/lti\/hub\/([0-9a-f-]{36})\//.exec(launched.response.text)?.[1] ?? '';
+  const response = await launched.agent.post(`/lti/hub/${examId}/attempts.csv`).type('form').send({ ltik: hubForms(launched.response.text).ltik || launched.ltik, ...fields });
+  assert.equal(response.status, 200, response.text.slice(0, 300));
+  return parse(response.text, { bom: true, columns: true }) as Record<string, string>[];
 }
 
 /** Puts a cookie in the agent's jar (a Cookie header set on an agent's request is replaced by the jar's). */

@@ -26,6 +26,7 @@ import * as loginClientNetwork from './0024_login_client_network.js';
 import * as sealedAppSecrets from './0030_sealed_app_secrets.js';
 import * as examToolSettings from './0040_exam_tool_settings.js';
 import * as retention from './0080_retention.js';
+import * as attemptExpiry from './0100_attempt_expiry.js';
 
 /**
  * One schema change. `up` runs inside the single transaction of `migrate()`, so: one statement per
@@ -71,4 +72,5 @@ export const migrations: readonly Migration[] = [
   { name: '0030_sealed_app_secrets', up: sealedAppSecrets.up },
   { name: '0040_exam_tool_settings', up: examToolSettings.up },
   { name: '0080_retention', up: retention.up },
+  { name: '0100_attempt_expiry', up: attemptExpiry.up },
 ];

@@ -228,7 +228,7 @@ describe('tool-side exam settings: every row is wired everywhere', () => {
         }
         assert.ok(flag);
         const attempt = { id: 'a', examId: 'e', userId: 'u', status: 'submitted' as const, isTest: false, startedAt: new Date(0), [flag.property]: true };
-        const [header = '', line = ''] = resultsCsv([{ attempt }]).replace(/^\uFEFF/, '').split('\r\n');
+        const [header = '', line = ''] = resultsCsv([{ attempt, outcome: attempt.status }]).replace(/^\uFEFF/, '').split('\r\n');
         const column = header.split(',').indexOf(row.attemptFlag.csvHeader);
         assert.ok(column >= 0, header);
         assert.equal(line.split(',')[column], 'yes');

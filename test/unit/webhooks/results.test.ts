@@ -79,6 +79,24 @@ describe('exam results', () => {
     for (const cell of line.split(';')) assert.doesNotMatch(cell.replace(/^"/, ''), /^[=+\-@]/);
   });
 
+  it('gives each attempt one outcome: a result saying "Submitted" outranks an ungraceful end or an open attempt', () => {
+    const ended: Attempt = { ...attempt('b1', 'v1', '2026-01-01T09:00:00Z'), status: 'ended' };
+    const open: Attempt = { ...attempt('b2', 'v2', '2026-01-01T09:00:00Z'), status: 'started' };
+    const abandoned: Attempt = { ...attempt('b3', 'v3', '2026-01-01T09:00:00Z'), status: 'abandoned' };
+    const recordingEnded: DeliveryRecord = { ...delivery('b3', 10), submissionCode: 5 };
+    const rows = buildExamResults([ended, open, abandoned], [delivery('b1', 10), delivery('b2', 10), recordingEnded], undefined, { ok: true }, { sort: 'recent' }).rows;
+    const outcome = (id: string) => rows.find((row) => row.attempt.id === id)?.outcome;
+    assert.equal(outcome('b1'), 'submitted');
+    assert.equal(outcome('b2'), 'submitted');
+    assert.equal(outcome('b3'), 'abandoned', 'another code leaves the outcome as recorded');
+    const csv = parse(resultsCsv(rows), { bom: true, columns: true }) as Record<string, string>[];
+    assert.deepEqual(csv.map((r) => [r['Pseudonymous id'], r.Outcome, r.Submission]), [
+      ['v1', 'Submitted', 'Submitted'],
+      ['v2', 'Submitted', 'Submitted'],
+      ['v3', 'Abandoned', 'Screen recording ended'],
+    ]);
+  });
+
   it('reads submission codes in words', () => {
     assert.equal(submissionInWords(1, undefined), 'Submitted');
     assert.equal(submissionInWords(5, 'x'), 'Screen recording ended');
