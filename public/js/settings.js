@@ -583,16 +583,41 @@
 
   const saveStatus = byId('save-status');
   const saveButton = byId('save');
+  const actions = byId('actions');
 
+  // The sticky save bar's height, kept as the page's scroll padding: a control Tab reaches is never behind the bar.
+  function padForActions() {
+    if (actions) document.documentElement.style.scrollPaddingBlockEnd = actions.offsetHeight + 16 + 'px';
+  }
+  padForActions();
+  if (actions && 'ResizeObserver' in window) new ResizeObserver(padForActions).observe(actions);
+  // A tall control (a list of apps) is scrolled in by its caret only: lift all of it above the bar, keeping its top in view.
+  form.addEventListener('focusin', (event) => {
+    const target = event.target;
+    if (!actions || actions.contains(target) || !target.getBoundingClientRect) return;
+    const box = target.getBoundingClientRect();
+    const covered = box.bottom - actions.getBoundingClientRect().top + 8;
+    if (covered > 0) window.scrollBy(0, Math.min(covered, box.top - 8));
+  });
+
+  // The save's outcome takes the focus unless the error summary did: a keyboard user lands on what happened.
+  function focusOutcome() {
+    if (!summary.contains(document.activeElement)) saveStatus.focus();
+  }
+
+  let saving = false;
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
+    if (saving) return;
     clearErrors();
     checkPages();
     refreshPrerequisites(lastSwitched);
     // Broken prerequisites are already shown beside their settings; the server refuses them with the same
     // rules, together with every other wrong field, so one refused save marks all of them at once.
     const body = { settings: documentFromForm(), status: readValue('status'), ...toolSettingsFromForm() };
-    saveButton.disabled = true;
+    // Marked busy rather than disabled: a disabled button would drop the keyboard focus to the page's body.
+    saving = true;
+    saveButton.setAttribute('aria-disabled', 'true');
     announce(saveStatus, say('saving'));
     let response;
     let result = {};
@@ -607,7 +632,8 @@
     } catch {
       response = undefined;
     } finally {
-      saveButton.disabled = false;
+      saving = false;
+      saveButton.removeAttribute('aria-disabled');
     }
     if (response && response.ok) {
       showSummary([]);
@@ -617,6 +643,7 @@
       if (Array.isArray(result.history)) showHistory(result.history);
       const saved = say('saved', { time: new Date().toLocaleTimeString(locale) });
       announce(saveStatus, typeof result.accommodationWarning === 'string' ? saved + ' ' + result.accommodationWarning : saved);
+      focusOutcome();
       return;
     }
     if (response && response.status === 422 && Array.isArray(result.violations)) {
@@ -624,11 +651,13 @@
       const items = result.violations.map((v) => ({ text: v.message, target: showError(v.path, v.message, 'server') }));
       showSummary(items);
       announce(saveStatus, say('refused', { count: items.length }));
+      focusOutcome();
       return;
     }
     const message = result.message || say('failed');
     showSummary([{ text: message }]);
     announce(saveStatus, say('notSaved'));
+    focusOutcome();
   });
 
   syncPostMessage();

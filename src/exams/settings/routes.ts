@@ -175,6 +175,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
       lang: i18n.locale,
       dir: i18n.dir,
       title: t('settings:page.title', { exam: exam.title }),
+      skipToActions: t('settings:page.skipToSave'),
       exam: { id: exam.id, title: exam.title, status: exam.status, configured: isSetUp(exam), quizAddressCheck: exam.quizAddressCheck },
       quizAddress,
       suggestedQuizAddress: suggested,
