@@ -17,7 +17,7 @@ export const FORM_MAX_BYTES = 64 * 1024;
 export const UPLOAD_FORM_MAX_BYTES = UPLOAD_MAX_BYTES + 16 * 1024;
 
 /** Console routes (below /admin) that take a file. */
-const UPLOAD_ROUTES: readonly RegExp[] = [/^\/exams\/import\/?$/, /^\/institution\/[^/]+\/logo\/?$/];
+const UPLOAD_ROUTES: readonly RegExp[] = [/^\/exams\/import\/?$/, /^\/institution\/[^/]+\/?$/];
 
 export const bodyLimitOf = (path: string): number => (UPLOAD_ROUTES.some((route) => route.test(path)) ? UPLOAD_FORM_MAX_BYTES : FORM_MAX_BYTES);
 
@@ -75,6 +75,9 @@ export function consoleForms(): RequestHandler[] {
   ];
 }
 
+// The institution settings form sends a field per ticked proctor role along with its logo: room for many.
+const MULTIPART_MAX_FIELDS = 200;
+
 function multipartOf(limit: number, files: number): RequestHandler {
-  return multer({ storage: multer.memoryStorage(), limits: { fileSize: UPLOAD_MAX_BYTES, files, fields: 20, fieldSize: Math.min(limit, UPLOAD_MAX_BYTES), parts: 21 } }).any();
+  return multer({ storage: multer.memoryStorage(), limits: { fileSize: UPLOAD_MAX_BYTES, files, fields: MULTIPART_MAX_FIELDS, fieldSize: Math.min(limit, UPLOAD_MAX_BYTES), parts: MULTIPART_MAX_FIELDS + files } }).any();
 }

@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { parseBody, textField, textList, trimmedField } from '../../http/request-input.js';
+import { parseBody, textField, textList } from '../../http/request-input.js';
 import { HOSTED_ROUTES } from '../../hosted/links.js';
-import { LOGO_MAX_BYTES, LOGO_MAX_PIXELS_PER_SIDE, LogoError } from '../../hosted/logo-image.js';
+import { inspectLogo, LOGO_MAX_BYTES, LOGO_MAX_PIXELS_PER_SIDE, LogoError } from '../../hosted/logo-image.js';
 import { createLogoStore } from '../../hosted/logos.js';
 import type { InstitutionSettings, InstitutionSettingsInput } from '../../institution/settings.js';
 import { platformKey } from '../../lti/identifiers.js';
@@ -46,7 +46,6 @@ const INSTITUTION_FORM = z.object({
 });
 /** One `proctor_<setting>` field per default proctor setting: `yes`, `no` or empty (not set). */
 const PROCTOR_SETTINGS_FORM = z.object(Object.fromEntries(PROCTOR_SETTINGS.map((name) => [`proctor_${name}`, textField])));
-const LOGO_FORM = z.object({ remove: trimmedField });
 
 /** Settings as the form submitted them, still to be checked, and the values to show the form again with. */
 function settingsFromForm(req: Request): { input: InstitutionSettingsInput; values: FormValues } {
@@ -131,14 +130,39 @@ export const institutionPage = adminPage(
       await renderForm(req, res, platform, formValuesOf(await context.institutions.get(platform.issuer, platform.clientId)));
     });
 
+    // One save for the whole page: the settings and, when one is chosen, the logo. Both are checked before
+    // either is saved, so a refused logo saves nothing and refused settings do not keep a new logo.
     routes.post('/:key', async (req, res) => {
       const platform = await findPlatform(context, platformKeyOf(req));
       const { input, values } = settingsFromForm(req);
+      const file = uploadedFile(req, 'logo');
       const checked = checkInstitutionSettings(input);
-      if (!checked.ok) {
+      let logoProblem: string | undefined;
+      if (file) {
+        try {
+          inspectLogo(file);
+        } catch (error) {
+          if (!(error instanceof LogoError)) throw error;
+          logoProblem = textOf(res)('admin:institution.logo.notSavedNothing', { reason: error.message });
+        }
+      }
+      if (!checked.ok || logoProblem) {
+        if (file && !logoProblem) logoProblem = textOf(res)('admin:institution.logo.chooseAgain');
         res.status(400);
-        await renderForm(req, res, platform, values, checked.problems.map((problem) => localizedProblem(textOf(res), problem)));
+        await renderForm(req, res, platform, values, checked.ok ? [] : checked.problems.map((problem) => localizedProblem(textOf(res), problem)), logoProblem);
         return;
+      }
+      if (file) {
+        try {
+          const logo = await logos.save(platform.issuer, platform.clientId, file);
+          await context.recordChange(req, { action: 'institution.logo', target: describePlatform(platform), changes: [{ field: 'logo', new: `${logo.contentType}, ${logo.bytes.length} bytes` }] });
+        } catch (error) {
+          // Only the SVG sanitiser can still refuse a file the inspection passed.
+          if (!(error instanceof LogoError)) throw error;
+          res.status(400);
+          await renderForm(req, res, platform, values, [], textOf(res)('admin:institution.logo.notSavedNothing', { reason: error.message }));
+          return;
+        }
       }
       const before = await context.institutions.get(platform.issuer, platform.clientId);
       const saved = await context.institutions.save(platform.issuer, platform.clientId, checked.value);
@@ -147,32 +171,28 @@ export const institutionPage = adminPage(
       res.redirect(303, `/admin/institution/${platformKeyOf(req)}?done=settings-saved`);
     });
 
-    routes.post('/:key/logo', async (req, res) => {
+    // Removing the logo asks first, on a page of its own (no script needed).
+    routes.get('/:key/logo/remove', async (req, res) => {
       const platform = await findPlatform(context, platformKeyOf(req));
-      const file = uploadedFile(req, 'logo');
-      const current = formValuesOf(await context.institutions.get(platform.issuer, platform.clientId));
-      if (parseBody(LOGO_FORM, req).remove === 'yes') {
-        if (await logos.remove(platform.issuer, platform.clientId)) await context.recordChange(req, { action: 'institution.logo', target: describePlatform(platform), changes: [{ field: 'logo', old: 'set', new: undefined }] });
-        res.redirect(303, `/admin/institution/${platformKeyOf(req)}?done=logo-removed`);
+      const key = platformKey(platform.issuer, platform.clientId);
+      const logo = await logos.findByKey(key);
+      if (!logo) {
+        res.redirect(303, `/admin/institution/${key}`);
         return;
       }
-      if (!file) {
-        res.status(400);
-        await renderForm(req, res, platform, current, [], textOf(res)('admin:institution.logo.chooseFile'));
-        return;
-      }
-      try {
-        const saved = await logos.save(platform.issuer, platform.clientId, file);
-        await context.recordChange(req, { action: 'institution.logo', target: describePlatform(platform), changes: [{ field: 'logo', new: `${saved.contentType}, ${saved.bytes.length} bytes` }] });
-      } catch (error) {
-        if (!(error instanceof LogoError)) throw error;
-        res.status(400);
-        await renderForm(req, res, platform, current, [], textOf(res)('admin:institution.logo.notSaved', { reason: error.message }));
-        return;
-      }
-      res.redirect(303, `/admin/institution/${platformKeyOf(req)}?done=logo-saved`);
+      context.render(req, res, 'admin/institution/remove-logo', {
+        title: textOf(res)('admin:institution.logo.removeTitle'),
+        platform,
+        key,
+        logoUrl: `${context.toolUrl(`${HOSTED_ROUTES.logo}/${key}`)}?v=${encodeURIComponent(logo.etag)}`,
+      });
     });
 
+    routes.post('/:key/logo/remove', async (req, res) => {
+      const platform = await findPlatform(context, platformKeyOf(req));
+      if (await logos.remove(platform.issuer, platform.clientId)) await context.recordChange(req, { action: 'institution.logo', target: describePlatform(platform), changes: [{ field: 'logo', old: 'set', new: undefined }] });
+      res.redirect(303, `/admin/institution/${platformKeyOf(req)}?done=logo-removed`);
+    });
   },
 );
 

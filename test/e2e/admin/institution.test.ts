@@ -80,23 +80,26 @@ describe('admin console: institution settings', () => {
     assert.equal(response.status, 404);
   });
 
-  it('uploads a logo with the hosted checks, refuses wrong ones, removes it', async () => {
-    const ok = await admin.agent.post(`/admin/institution/${key}/logo`).field('_csrf', await admin.csrf()).attach('logo', PNG_1PX, 'logo.png');
+  it('saves a logo with the settings under the hosted checks, refuses wrong ones, removes it after asking', async () => {
+    const ok = await admin.agent.post(`/admin/institution/${key}`).field('_csrf', await admin.csrf()).attach('logo', PNG_1PX, 'logo.png');
     assert.equal(ok.status, 303, ok.text.slice(0, 400));
     const page = await admin.agent.get(`/admin/institution/${key}`).expect(200);
     assert.match(page.text, /Current logo \(image\/png/);
 
-    const text = await admin.agent.post(`/admin/institution/${key}/logo`).field('_csrf', await admin.csrf()).attach('logo', Buffer.from('hello'), 'logo.png');
+    const text = await admin.agent.post(`/admin/institution/${key}`).field('_csrf', await admin.csrf()).attach('logo', Buffer.from('hello'), 'logo.png');
     assert.equal(text.status, 400);
     assert.match(text.text, /must be a PNG, JPEG, WebP or SVG image/);
-    const huge = await admin.agent.post(`/admin/institution/${key}/logo`).field('_csrf', await admin.csrf()).attach('logo', pngClaiming(5000, 100), 'logo.png');
+    const huge = await admin.agent.post(`/admin/institution/${key}`).field('_csrf', await admin.csrf()).attach('logo', pngClaiming(5000, 100), 'logo.png');
     assert.equal(huge.status, 400);
     assert.match(huge.text, /5000×100 pixels; at most 4096×4096/);
 
-    const noCsrf = await admin.agent.post(`/admin/institution/${key}/logo`).attach('logo', PNG_1PX, 'logo.png');
+    const noCsrf = await admin.agent.post(`/admin/institution/${key}`).attach('logo', PNG_1PX, 'logo.png');
     assert.equal(noCsrf.status, 403);
 
-    await admin.agent.post(`/admin/institution/${key}/logo`).field('_csrf', await admin.csrf()).field('remove', 'yes').expect(303);
+    const asked = await admin.agent.get(`/admin/institution/${key}/logo/remove`).expect(200);
+    assert.match(asked.text, /Remove the logo\?/);
+    assert.match((await admin.agent.get(`/admin/institution/${key}`)).text, /Current logo/, 'asking removes nothing');
+    await admin.agent.post(`/admin/institution/${key}/logo/remove`).type('form').send({ _csrf: await admin.csrf() }).expect(303);
     assert.match((await admin.agent.get(`/admin/institution/${key}`)).text, /No logo yet/);
     const logoAudit = await createAuditLog(app.db).list({ action: 'institution.logo' });
     assert.equal(logoAudit.length, 2);
