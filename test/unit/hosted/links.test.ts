@@ -172,6 +172,15 @@ describe('hosted links: key versions', () => {
     assert.equal(state.freshReads, 1, 'a token of a known version reads nothing again');
   });
 
+  it('a process that has read no key yet reads the keys again for a token', async () => {
+    const { links: signer } = versioned([V2]);
+    const token = tokenOf(await signer.rosterUrl('section-1', 60));
+    const { links, state } = versioned([]);
+    state.stored = [V2];
+    assert.equal((await links.verify(token, 'roster'))?.sectionId, 'section-1');
+    assert.equal(state.freshReads, 1);
+  });
+
   it('a token of an unknown version verifies against nothing when the keys are fixed', async () => {
     const { links: signer } = versioned([V2]);
     const token = tokenOf(await signer.rosterUrl('section-1', 60));
