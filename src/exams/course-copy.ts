@@ -48,7 +48,7 @@ export async function resolveExamForLaunch(exams: ExamStore, key: ExamKey, title
   if (exam.settings || !source.settings || isPlaceholderLink(exam.resourceLinkId)) return exam;
   if (await exams.saveSettingsIfUnset(exam.id, source.settings)) {
     // Each tool-side setting says what a copy keeps (the quiz address is to be checked, the times stay behind, …).
-    const copied = copiedToolSettings(source);
+    const copied = copiedToolSettings(source, source);
     await exams.setToolSettings(exam.id, copied);
     // Accommodations go with the exam: pseudonymous ids are per platform, so the same students keep theirs.
     const accommodations = options.accommodations ? await options.accommodations.copy(source.id, exam.id) : [];

@@ -84,6 +84,12 @@ export function checkIssuerHost(openIdConfigurationUrl: string, configuration: O
   }
 }
 
+/** Substitutions the tool asks Canvas for in every launch (Canvas's variable substitutions). */
+export const CANVAS_CUSTOM_PARAMETERS: Readonly<Record<string, string>> = {
+  canvas_user_is_test: '$Canvas.user.isFakeStudent',
+  canvas_course_id: '$Canvas.course.id',
+};
+
 export function buildRegistrationRequest(tool: ToolDescription, configuration: OpenIdConfiguration): Record<string, unknown> {
   const family = configuration['https://purl.imsglobal.org/spec/lti-platform-configuration']?.product_family_code;
   const supported = configuration['https://purl.imsglobal.org/spec/lti-platform-configuration']?.messages_supported ?? [];
@@ -117,6 +123,9 @@ export function buildRegistrationRequest(tool: ToolDescription, configuration: O
   };
   // Ask for names so the roster can show them; the proctoring service itself never receives them.
   if (canvas) toolConfiguration['https://canvas.instructure.com/lti/privacy_level'] = 'name_only';
+  // Canvas's own course id (its LTI context id is opaque): a course copy's page then links the copy's quizzes;
+  // and Canvas's Student View user, marked as a test.
+  if (canvas) toolConfiguration.custom_parameters = CANVAS_CUSTOM_PARAMETERS;
 
   return {
     application_type: 'web',

@@ -6,7 +6,7 @@ import { bodyFields, optionalText, parseQueryOrBody, textField } from '../http/r
 import { requestLogger } from '../http/request-id.js';
 import type { Logger } from '../logger.js';
 import { createGuardedHttp } from '../net/guarded-http.js';
-import { MAX_REGISTRATION_ANSWER_BYTES, RegistrationError, registerWithPlatform, type ToolDescription } from './dynamic-registration.js';
+import { CANVAS_CUSTOM_PARAMETERS, MAX_REGISTRATION_ANSWER_BYTES, RegistrationError, registerWithPlatform, type ToolDescription } from './dynamic-registration.js';
 import { decodeJwt } from 'jose';
 import { LtiRefusal } from './errors.js';
 import { LTI_ROUTES } from './paths.js';
@@ -266,6 +266,6 @@ export function canvasConfiguration(tool: ToolDescription): Record<string, unkno
         },
       },
     ],
-    custom_fields: { canvas_user_is_test: '$Canvas.user.isFakeStudent' },
+    custom_fields: { ...CANVAS_CUSTOM_PARAMETERS },
   };
 }

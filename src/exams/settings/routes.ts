@@ -16,7 +16,7 @@ import { checkExamPages } from '../../proctoring/page-check.js';
 import { isExamOfCourse, isSetUp, type Exam } from '../store.js';
 import { fieldId, formValues, settingsForm } from './fields.js';
 import { requirementsForBrowser } from './prerequisites.js';
-import { lmsPresetText, type DeriveResult, type ExamPages, type LmsPresetCatalog } from './presets/lms.js';
+import { lmsPresetText, type DeriveResult, type ExamPages, type LmsPreset, type LmsPresetCatalog } from './presets/lms.js';
 import { applySecurityPreset, SECURITY_PRESETS, securityPresetText } from './presets/security.js';
 import { initialDocument, type ExamSettingsService } from './service.js';
 import type { ExamSettingsDocument } from './document.js';
@@ -82,14 +82,34 @@ export function jsonForPage(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-/** The exam's own preset, else the first preset that reads the address, when it can tell the copy's quiz address. */
+/** The exam's own preset; for an exam that names none, the presets that read its address. */
+function presetsOf(catalog: LmsPresetCatalog, presetId: string, quizAddress: string): LmsPreset[] {
+  const own = catalog.byId(presetId);
+  // Another LMS's preset may read the address too (the demo LMS's reads any …/quiz/… path): it never speaks for it.
+  return own ? [own] : catalog.offered.filter((preset) => preset.derive(quizAddress).ok);
+}
+
+/** The exam's preset, when it can tell the copy's quiz address. */
 function suggestQuizAddress(catalog: LmsPresetCatalog, presetId: string, quizAddress: string, link: { resourceLinkId: string; contextId: string }) {
-  const candidates = [catalog.byId(presetId), ...catalog.offered.filter((preset) => preset.derive(quizAddress).ok)];
-  for (const preset of candidates) {
+  for (const preset of presetsOf(catalog, presetId, quizAddress)) {
     const address = preset?.addressInCopy?.(quizAddress, link);
     if (preset && address && address !== quizAddress) return { presetId: preset.id, address };
   }
   return undefined;
+}
+
+/**
+ * A copied exam's quiz address, as the settings page offers it: this course's address where a preset can tell it
+ * (`suggestion`, one click uses it), the page listing this course's quizzes where the LMS lets the tool name it,
+ * and whether the address may be confirmed as it is: only for a duplicate within the course, never for the quiz of
+ * the course the settings were copied from (an exam copied before the tool recorded the course counts as such).
+ */
+function copiedQuizAddress(catalog: LmsPresetCatalog, exam: Exam, presetId: string, quizAddress: string, custom: Readonly<Record<string, string>>) {
+  const suggestion = suggestQuizAddress(catalog, presetId, quizAddress, exam);
+  const quizList = presetsOf(catalog, presetId, quizAddress)
+    .map((preset) => preset.quizListInCourse?.(quizAddress, { contextId: exam.contextId, custom }))
+    .find((url) => url !== undefined);
+  return { suggestion, quizList, confirmable: exam.quizAddressCourse === exam.contextId };
 }
 
 /**
@@ -161,7 +181,8 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     // A copy waiting for its check: the preset's guess at this course's quiz, ready for "Fill in the pages".
     const recognised = values['tool.lms_preset'] === '' ? recognisePreset(deps.lmsPresets, document) : undefined;
     if (recognised) Object.assign(values, { 'tool.lms_preset': recognised, 'tool.quiz_url': quizAddress });
-    const suggestion = exam.quizAddressCheck ? suggestQuizAddress(deps.lmsPresets, String(values['tool.lms_preset']), quizAddress, exam) : undefined;
+    const copied = exam.quizAddressCheck ? copiedQuizAddress(deps.lmsPresets, exam, String(values['tool.lms_preset']), quizAddress, launch.custom) : undefined;
+    const suggestion = copied?.suggestion;
     const suggested = suggestion?.address;
     if (suggestion) Object.assign(values, { 'tool.lms_preset': suggestion.presetId, 'tool.quiz_url': suggestion.address });
     const zone = exam.timeZone ?? timeZoneOf(launch);
@@ -179,6 +200,8 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
       exam: { id: exam.id, title: exam.title, status: exam.status, configured: isSetUp(exam), quizAddressCheck: exam.quizAddressCheck },
       quizAddress,
       suggestedQuizAddress: suggested,
+      quizAddressConfirmable: copied?.confirmable === true,
+      courseQuizList: copied?.quizList,
       confirmQuizAddressUrl: `${base}/exams/${exam.id}/settings/quiz-address`,
       values,
       ...form,
@@ -207,10 +230,23 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
   }
   router.post('/exams/:examId/settings', showSettingsPage);
 
-  // "This quiz address is this course's": clears the mark a course copy set, then back to the settings page.
+  // The copy's one click: this course's address where a preset tells it (saved with its pages), else "this quiz
+  // address is this course's" for a duplicate within the course; never the quiz of the course copied from.
   router.post('/exams/:examId/settings/quiz-address', express.urlencoded({ extended: false, limit: '8kb' }), deps.csrf.protect, async (req, res) => {
     const { launch, exam } = await examFor(req, res);
-    await deps.service.confirmQuizAddress(exam.id, { userId: userIdOf(launch) });
+    const document = exam.settings;
+    const presetId = typeof document?.tool?.lms_preset === 'string' ? document.tool.lms_preset : '';
+    const copied = exam.quizAddressCheck && document ? copiedQuizAddress(deps.lmsPresets, exam, presetId, document.launch_url, launch.custom) : undefined;
+    const derived = copied?.suggestion ? deps.lmsPresets.derive(copied.suggestion.presetId, copied.suggestion.address) : undefined;
+    if (document && copied?.suggestion && derived?.ok) {
+      const tool = { ...document.tool, lms_preset: copied.suggestion.presetId, quiz_url: copied.suggestion.address };
+      const saved = await deps.service.save(exam.id, { settings: { ...document, ...derived.pages, tool } }, { userId: userIdOf(launch) });
+      if (!saved.ok) throw new AppError(409, 'quiz_address_unusable', 'Quiz address not used', "This course's quiz address could not be used: paste it under the exam pages and save.", { messageKey: 'common:errors.quizAddressUnusable' });
+    } else if (copied && !copied.confirmable) {
+      throw new AppError(409, 'quiz_address_of_other_course', 'Another course’s quiz', "This quiz address belongs to the course the settings were copied from: paste this course's quiz address instead.", { messageKey: 'common:errors.quizAddressOtherCourse' });
+    } else {
+      await deps.service.confirmQuizAddress(exam.id, { userId: userIdOf(launch) });
+    }
     // The settings page again, answered to this POST: the session token stays out of URLs.
     await showSettingsPage(req, res);
   });

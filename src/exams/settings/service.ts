@@ -96,7 +96,7 @@ export function createExamSettingsService(deps: { db: Database; exams: ExamStore
     async confirmQuizAddress(examId, actor) {
       changed(
         await deps.db.transaction(async (tx) => {
-          const result = await tx.query('UPDATE exams SET quiz_address_check = false, updated_at = now() WHERE id = $1 AND quiz_address_check', [examId]);
+          const result = await tx.query('UPDATE exams SET quiz_address_check = false, quiz_address_course = NULL, updated_at = now() WHERE id = $1 AND quiz_address_check', [examId]);
           if (result.rowCount > 0) await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: 'settings', changes: quizAddressCleared });
         }),
       );

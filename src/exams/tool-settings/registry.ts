@@ -2,7 +2,7 @@ import type { Rule, Violation } from '../../proctoring/contract.js';
 import { english } from '../../proctoring/english.js';
 import type { Translate } from '../../proctoring/labels.js';
 import { isRecord } from '../../values.js';
-import { TOOL_SETTING_GROUPS, type AttemptFlag, type HubContext, type HubMark, type ToolSettingChange, type ToolSettingControl, type ToolSettingGroup, type ToolSettingRow } from './row.js';
+import { TOOL_SETTING_GROUPS, type AttemptFlag, type CopiedFrom, type HubContext, type HubMark, type ToolSettingChange, type ToolSettingControl, type ToolSettingGroup, type ToolSettingRow } from './row.js';
 import { TOOL_SETTING_ROWS } from './rows.js';
 
 /**
@@ -128,7 +128,7 @@ export function parseToolSettings(body: Readonly<Record<string, unknown>>): Pars
 export const toolSettingChanges = (before: ToolSettingValues, after: ToolSettingValues): ToolSettingChange[] => ROWS.flatMap((row) => row.changes(before, after));
 
 /** What a course copy of an exam with these values gets. */
-export const copiedToolSettings = (source: ToolSettingValues): ToolSettingValues => merged(ROWS.map((row) => row.copy(source)));
+export const copiedToolSettings = (source: ToolSettingValues, from: CopiedFrom): ToolSettingValues => merged(ROWS.map((row) => row.copy(source, from)));
 
 const key = (row: { name: string }, word: string) => `settings:toolSettings.${row.name}.${word}`;
 

@@ -61,6 +61,11 @@ export interface HubContext {
   formatInstant(instant: Date, timeZone: string | undefined): string;
 }
 
+/** The course an exam is copied from (its LTI context id). */
+export interface CopiedFrom {
+  contextId: string;
+}
+
 /** Columns of its own in `exams` (a migration adds them): `write` returns their values in `columns`' order. */
 export interface ColumnStorage<V> {
   kind: 'columns';
@@ -119,8 +124,8 @@ export interface ToolSettingRow<V extends object, R extends string = string> {
   /** The paths `changes` records; each is labelled by `settings:toolSettings.<name>.members.<last part>` (or the label). */
   history: readonly string[];
 
-  /** What a course copy of an exam with `source` gets. */
-  copy(source: V): V;
+  /** What a course copy of an exam with `source` gets; `from`: the course the exam is copied from. */
+  copy(source: V, from: CopiedFrom): V;
   /** What the hub shows. */
   hub(value: V, context: HubContext): HubMark[];
   /** Attempts record it as this flag: the hub marks such attempts with the row's `badge` and the results CSV has its column. */

@@ -88,16 +88,29 @@ const availability = toolSetting<Window, WindowRule>({
 });
 
 /** A course copy kept another course's quiz address: students wait until an instructor confirms or replaces it (docs/exams.md). */
-const quizAddressCheck = toolSetting({
+interface QuizAddressCheck {
+  quizAddressCheck: boolean;
+  /** The LTI context id of the course the copied quiz address came from (course-copy.ts); undefined once checked. */
+  quizAddressCourse?: string;
+}
+
+const quizAddressCheck = toolSetting<QuizAddressCheck>({
   name: 'quiz_address_check',
-  properties: ['quizAddressCheck'],
-  storage: { kind: 'columns', columns: ['quiz_address_check'], read: (row) => ({ quizAddressCheck: row.quiz_address_check === true }), write: (value) => [value.quizAddressCheck] },
-  initial: { quizAddressCheck: false },
-  example: { quizAddressCheck: true },
+  properties: ['quizAddressCheck', 'quizAddressCourse'],
+  storage: {
+    kind: 'columns',
+    columns: ['quiz_address_check', 'quiz_address_course'],
+    read: (row) => ({ quizAddressCheck: row.quiz_address_check === true, quizAddressCourse: typeof row.quiz_address_course === 'string' ? row.quiz_address_course : undefined }),
+    // Checked, the address is this course's: where it came from no longer matters.
+    write: (value) => [value.quizAddressCheck, value.quizAddressCheck ? (value.quizAddressCourse ?? null) : null],
+  },
+  initial: { quizAddressCheck: false, quizAddressCourse: undefined },
+  example: { quizAddressCheck: true, quizAddressCourse: 'course-of-the-original' },
   rules: [],
   changes: (before, after) => (before.quizAddressCheck === after.quizAddressCheck ? [] : [{ path: 'quiz_address_check', before: before.quizAddressCheck, after: after.quizAddressCheck }]),
   history: ['quiz_address_check'],
-  copy: () => ({ quizAddressCheck: true }),
+  // The copy remembers whose quiz its address names: another course's is never confirmed with one click.
+  copy: (_source, from) => ({ quizAddressCheck: true, quizAddressCourse: from.contextId }),
   hub: (value) =>
     value.quizAddressCheck
       ? [

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { createSettingsChangeLog } from '../../../src/exams/settings/changes.js';
-import { createExamStore } from '../../../src/exams/store.js';
+import { createExamStore, type Exam } from '../../../src/exams/store.js';
+import { deriveExamPages } from '../../../src/exams/settings/presets/lms.js';
 import { parseAutoSubmitForm } from '../../../src/sandbox/demo-lms/index.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { assertNoSessionInLocation, authorize, followSessionContinue, launch, postIdToken } from '../../helpers/lti-flow.js';
@@ -93,14 +94,14 @@ describe('deep linking and course copy through the demo LMS', () => {
   });
 
   /** What the LMS sends after copying the course: a new context and link id, the same custom parameters. */
-  async function launchCopy(user: 'instructor' | 'student', sourceId: string, copy: { context: string; link: string }) {
+  async function launchCopy(user: 'instructor' | 'student', sourceId: string, copy: { context: string; link: string; custom?: Record<string, string> }) {
     const lms = app.tool.sandbox!.demoLms;
     const auth = await authorize(app, { user, flavor: 'canvas', presentation: 'window' });
     const claims = {
       ...auth.claims,
       [CONTEXT]: { id: copy.context, label: 'STAT101-2027', title: 'Statistics (copy)' },
       [RESOURCE_LINK]: { id: copy.link, title: 'Midterm exam' },
-      [CUSTOM]: { proctor_exam_id: sourceId },
+      [CUSTOM]: { proctor_exam_id: sourceId, ...copy.custom },
     };
     const count = received().length;
     const posted = await postIdToken(auth, await lms.signIdToken(claims));
@@ -133,6 +134,66 @@ describe('deep linking and course copy through the demo LMS', () => {
     return page;
   }
 
+  /** An exam of another course (`context`) of the demo LMS whose quiz is at `quizUrl` in an LMS of preset `presetId`. */
+  async function sourceExamAt(context: string, presetId: string, quizUrl: string): Promise<Exam> {
+    const lms = app.tool.sandbox!.demoLms;
+    const demo = await sourceExam();
+    const store = createExamStore(app.db);
+    const exam = await store.ensure({ issuer: lms.registration.issuer, clientId: lms.registration.clientId, deploymentId: '1', contextId: context, resourceLinkId: `link-of-${context}` }, 'Final exam');
+    const derived = deriveExamPages(presetId, quizUrl);
+    assert.ok(derived.ok);
+    await store.saveSettings(exam.id, { ...demo.settings!, ...derived.pages, tool: { ...demo.settings!.tool, lms_preset: presetId, quiz_url: quizUrl } });
+    return (await store.get(exam.id))!;
+  }
+
+  /** The settings page's one-click form, when it has one. */
+  const quizAddressForm = (html: string) => /<form method="post" action="([^"]+quiz-address)">\s*<input type="hidden" name="ltik" value="([^"]+)">\s*<input type="hidden" name="_csrf" value="([^"]+)">/.exec(html);
+
+  it('course copy of a Moodle quiz: no one click confirms the original course\'s quiz; the page links this course\'s quizzes', async () => {
+    const quizUrl = 'https://moodle.example.edu/mod/quiz/view.php?id=77';
+    const source = await sourceExamAt('41', 'moodle', quizUrl);
+    const copy = { context: '57', link: 'moodle-copied-link' };
+    const instructor = await launchCopy('instructor', source.id, copy);
+    assert.equal((await copiedExam(copy)).quizAddressCheck, true);
+    const settings = await settingsPage(instructor.agent, instructor.final.text);
+    assert.match(settings.text, /id="quiz-address-check"/);
+    assert.equal(quizAddressForm(settings.text), null, 'no one-click confirmation of the other course\'s quiz');
+    assert.match(settings.text, /id="other-course-quiz"/);
+    assert.ok(settings.text.includes('href="https://moodle.example.edu/mod/quiz/index.php?id=57"'), 'the copy\'s course quiz list');
+
+    // Posting the confirmation anyway changes nothing.
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec(settings.text)?.[1] ?? '';
+    const ltik = /name="ltik" content="([^"]+)"/.exec(settings.text)?.[1] ?? '';
+    const refused = await instructor.agent.post(`/lti/exams/${(await copiedExam(copy)).id}/settings/quiz-address`).type('form').send({ ltik, _csrf: csrf });
+    assert.equal(refused.status, 409, refused.text.slice(0, 300));
+    assert.equal((await copiedExam(copy)).quizAddressCheck, true);
+  });
+
+  it('a duplicate within the course keeps the one-click confirmation of its quiz address', async () => {
+    const quizUrl = 'https://moodle.example.edu/mod/quiz/view.php?id=88';
+    const source = await sourceExamAt('61', 'moodle', quizUrl);
+    const copy = { context: '61', link: 'moodle-duplicated-link' };
+    const instructor = await launchCopy('instructor', source.id, copy);
+    const settings = await settingsPage(instructor.agent, instructor.final.text);
+    const form = quizAddressForm(settings.text);
+    assert.ok(form, 'the confirm form');
+    assert.match(settings.text, /This is this course’s quiz address/);
+    const confirmed = await instructor.agent.post(form[1]!).type('form').send({ ltik: form[2]!, _csrf: form[3]! });
+    assert.equal(confirmed.status, 200, confirmed.text.slice(0, 300));
+    const exam = await copiedExam(copy);
+    assert.equal(exam.quizAddressCheck, false);
+    assert.equal(exam.settings?.launch_url, quizUrl);
+  });
+
+  it('course copy of a Canvas quiz: with the Canvas course id the tool asks for, the page links the copy\'s quizzes', async () => {
+    const source = await sourceExamAt('canvas-course-a', 'canvas-classic', 'https://canvas.example.edu/courses/12/quizzes/34');
+    const copy = { context: 'canvas-course-b', link: 'canvas-copied-link', custom: { canvas_course_id: '991' } };
+    const instructor = await launchCopy('instructor', source.id, copy);
+    const settings = await settingsPage(instructor.agent, instructor.final.text);
+    assert.equal(quizAddressForm(settings.text), null);
+    assert.ok(settings.text.includes('href="https://canvas.example.edu/courses/991/quizzes"'), settings.text.slice(0, 2000));
+  });
+
   it('course copy: the copy is marked "check the quiz address"; students see an ordinary not-ready page until an instructor confirms', async () => {
     const source = await sourceExam();
     const copy = { context: 'course-202-copy', link: 'copied-exam-link' };
@@ -159,7 +220,10 @@ describe('deep linking and course copy through the demo LMS', () => {
     assert.ok(form, 'the confirm form');
     const confirmed = await instructor.agent.post(form[1]!).type('form').send({ ltik: form[2]!, _csrf: form[3]! });
     assert.equal(confirmed.status, 200, confirmed.text.slice(0, 300));
+    // The one click uses this course's quiz (the demo LMS names a quiz by its link), never the original's.
+    const ownQuiz = `${app.tool.sandbox!.demoLms.registration.issuer}/quiz/${copy.link}`;
     assert.equal((await copiedExam(copy)).quizAddressCheck, false);
+    assert.equal((await copiedExam(copy)).settings?.launch_url, ownQuiz);
     assert.match(confirmed.text, /id="settings-form"/, 'answered with the settings page');
     assert.doesNotMatch(confirmed.text, /id="quiz-address-check"/);
 
@@ -171,7 +235,7 @@ describe('deep linking and course copy through the demo LMS', () => {
 
     const student = await launchCopy('student', source.id, copy);
     assert.equal(student.final.status, 302, student.final.text.slice(0, 400));
-    assert.ok(student.candidateCall, 'the student is sent to the proctoring service');
+    assert.equal((student.candidateCall?.body as { launch_url: string }).launch_url, ownQuiz, 'the student is sent to this course\'s quiz');
   });
 
   it('course copy: an instructor replacing the quiz address clears the mark, and students launch on the new quiz', async () => {

@@ -191,7 +191,7 @@ describe('tool-side exam settings: every row is wired everywhere', () => {
         await exams.setToolSettings(source.id, row.example);
         const copy: Exam = await resolveExamForLaunch(exams, key('copy-target', row.name), '', source.id, { changes });
         assert.notEqual(copy.id, source.id);
-        const expected = { ...INITIAL_TOOL_SETTINGS, ...row.copy(example) };
+        const expected = { ...INITIAL_TOOL_SETTINGS, ...row.copy(example, source) };
         assert.deepEqual(own(row, copy), own(row, expected));
         const recorded = (await changes.recent(copy.id, 1))[0];
         for (const change of row.changes(INITIAL_TOOL_SETTINGS, expected)) assert.ok(recorded?.changes.some((c) => c.path === change.path && JSON.stringify(c.after) === JSON.stringify(change.after)), `the copy records ${change.path}`);

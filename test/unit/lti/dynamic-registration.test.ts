@@ -32,6 +32,12 @@ describe('dynamic registration request', () => {
     for (const message of messages) assert.equal(message['https://canvas.instructure.com/lti/display_type'], 'new_window', message.type);
   });
 
+  it("asks Canvas for its course id (a copied course's quiz list) and the Student View flag", () => {
+    const request = buildRegistrationRequest(tool, configuration('canvas'));
+    const custom = (request['https://purl.imsglobal.org/spec/lti-tool-configuration'] as { custom_parameters?: Record<string, string> }).custom_parameters;
+    assert.deepEqual(custom, { canvas_user_is_test: '$Canvas.user.isFakeStudent', canvas_course_id: '$Canvas.course.id' });
+  });
+
   it('registers the tool URLs, names-and-roles scope and deep linking for Moodle, without Canvas extensions', () => {
     const request = buildRegistrationRequest(tool, configuration('moodle'));
     assert.equal(request.initiate_login_uri, tool.loginUrl);

@@ -53,9 +53,37 @@ export interface LmsPreset {
   /**
    * After a course copy: this course's quiz address, from the copied one and the new link, where the LMS's
    * addresses allow it. Moodle (course module id) and Canvas (quiz id) give the copied quiz a new id that a
-   * launch does not carry, so their presets cannot.
+   * launch does not carry, so their presets cannot (docs/lms-notes.md, "Course copies").
    */
   addressInCopy?(copiedQuizUrl: string, link: { resourceLinkId: string; contextId: string }): string | undefined;
+  /**
+   * After a course copy: the page of this course that lists its quizzes, where the launch tells the LMS's own
+   * course id (Moodle: the context id; Canvas: the `canvas_course_id` custom parameter the tool asks for).
+   */
+  quizListInCourse?(copiedQuizUrl: string, course: CopyCourse): string | undefined;
+}
+
+/** The course of a copy as a launch tells it: the LTI context id and the link's custom parameters. */
+export interface CopyCourse {
+  contextId: string;
+  custom: Readonly<Record<string, string>>;
+}
+
+/** The custom parameter the tool asks Canvas for (`$Canvas.course.id`): Canvas's LTI context id is not its course id. */
+export const CANVAS_COURSE_ID_PARAMETER = 'canvas_course_id';
+
+/** Canvas's course id of a launch, when Canvas substituted it (an unknown variable arrives as written). */
+function canvasCourseId(course: CopyCourse): string | undefined {
+  const id = course.custom[CANVAS_COURSE_ID_PARAMETER];
+  return id !== undefined && /^\d+$/.test(id) ? id : undefined;
+}
+
+/** A Canvas course page of the copied address's Canvas (`quizzes` or `assignments`), for the copy's course. */
+function canvasCoursePage(copiedQuizUrl: string, course: CopyCourse, page: 'quizzes' | 'assignments'): string | undefined {
+  const url = parseQuizUrl(copiedQuizUrl);
+  const id = canvasCourseId(course);
+  const match = url ? /^((?:\/[^/]+)*?)\/courses\//.exec(url.pathname) : null;
+  return url && id && match ? `${url.origin}${match[1] ?? ''}/courses/${id}/${page}` : undefined;
 }
 
 /** Escapes text for use inside a regular expression (the `/` needs no escape in `new RegExp`). */
@@ -115,6 +143,7 @@ const canvasClassic: LmsPreset = {
       },
     };
   },
+  quizListInCourse: (copiedQuizUrl, course) => canvasCoursePage(copiedQuizUrl, course, 'quizzes'),
 };
 
 const canvasNew: LmsPreset = {
@@ -143,6 +172,7 @@ const canvasNew: LmsPreset = {
       },
     };
   },
+  quizListInCourse: (copiedQuizUrl, course) => canvasCoursePage(copiedQuizUrl, course, 'assignments'),
 };
 
 const moodle: LmsPreset = {
@@ -174,6 +204,12 @@ const moodle: LmsPreset = {
         exam_end: `^${r}/mod/quiz/review\\.php.*`,
       },
     };
+  },
+  // Moodle's LTI context id is its course id (mod/lti/locallib.php, lti_build_request): index.php lists the course's quizzes.
+  quizListInCourse(copiedQuizUrl, course) {
+    const url = parseQuizUrl(copiedQuizUrl);
+    const root = url ? rootBefore(url, '/mod/quiz/') : undefined;
+    return root !== undefined && /^\d+$/.test(course.contextId) ? `${root}/mod/quiz/index.php?id=${course.contextId}` : undefined;
   },
 };
 
