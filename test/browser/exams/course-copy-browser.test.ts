@@ -27,7 +27,7 @@ describe('in a browser: a copied exam asks the instructor to check the quiz addr
     await app.close();
   });
 
-  it('hub and settings page show the mark (axe clean); confirming removes it; the student then reaches the proctoring service', async (t) => {
+  it("hub and settings page show the mark (axe clean); one click uses this course's quiz; the student then reaches the proctoring service", async (t) => {
     await withBrowser(t, async (context) => {
       const student = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'resource:student:exam-copied' });
       await student.getByRole('heading', { name: 'This exam is not ready yet' }).waitFor({ timeout: 20_000 });
@@ -43,7 +43,8 @@ describe('in a browser: a copied exam asks the instructor to check the quiz addr
       await hub.locator('#settings-form').waitFor({ timeout: 20_000 });
       assert.equal(await hub.getByRole('heading', { name: 'Check the quiz address' }).count(), 1);
       await assertNoAxeViolations(hub, 'the settings page');
-      await hub.getByRole('button', { name: 'This is this course’s quiz address' }).click();
+      assert.equal(await hub.getByRole('button', { name: 'This is this course’s quiz address' }).count(), 0, "never the original course's quiz");
+      await hub.getByRole('button', { name: 'Use this course’s quiz address' }).click();
       await hub.locator('#settings-form').waitFor({ timeout: 20_000 });
       assert.equal(await hub.locator('#quiz-address-check').count(), 0);
 
