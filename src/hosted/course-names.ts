@@ -11,6 +11,8 @@ export type NamesStatus = { ok: true } | { ok: false; reason: NamesProblem };
 export interface CourseNames {
   /** Pseudonymous user_id → name; absent when the roster could not be read. */
   names?: Map<string, string>;
+  /** Pseudonymous ids of the course's staff (instructors, assistants, designers); absent with the names. */
+  staff?: ReadonlySet<string>;
   status: NamesStatus;
 }
 
@@ -48,10 +50,11 @@ export function createCourseNames(deps: { roster: Pick<RosterService, 'get'>; se
         }),
       ]);
       const found = namesIn(body);
+      const staff = new Set(body.staff ?? []);
       if (body.members > 0 && found.size === 0) {
-        return { names: found, status: { ok: false, reason: 'names_hidden' } };
+        return { names: found, staff, status: { ok: false, reason: 'names_hidden' } };
       }
-      return { names: found, status: { ok: true } };
+      return { names: found, staff, status: { ok: true } };
     } catch (error) {
       if (error instanceof RosterError) return { status: { ok: false, reason: error.code } };
       if (error instanceof NamesTimeout) return { status: { ok: false, reason: 'roster_timeout' } };

@@ -5,7 +5,8 @@ import type { Logger } from '../logger.js';
 import type { NamesRolesMember } from '../lti/names-roles.js';
 import { countRosterRequest, timeNamesRolesFetch } from '../metrics.js';
 import type { ContextStore, LtiContextRecord } from './contexts.js';
-import { buildRoster } from './roster-build.js';
+import { buildRoster, isActive } from './roster-build.js';
+import { isCourseStaffRole } from '../lti/roles.js';
 
 /** A course roster ready to send: the JSON text of its [id, name] pairs. */
 export interface RosterBody {
@@ -13,6 +14,8 @@ export interface RosterBody {
   members: number;
   unnamed: number;
   fetchedAt: Date;
+  /** Active members the roster lists with a course staff role (never sent: the hub marks their learner attempts as tests). */
+  staff?: readonly string[];
 }
 
 export type RosterErrorCode = 'unknown_course' | 'no_names_and_roles' | 'roster_timeout' | 'roster_unavailable';
@@ -114,7 +117,8 @@ export function createRosterService(deps: RosterServiceDeps): RosterService {
     await deps.contexts.noteRoster(sectionId, { members: roster.pairs.length, unnamed: roster.unnamed }).catch((error: unknown) => {
       logger.warn({ err: error, sectionId }, 'could not record the roster outcome');
     });
-    return { json: JSON.stringify(roster.pairs), members: roster.pairs.length, unnamed: roster.unnamed, fetchedAt: new Date() };
+    const staff = [...new Set(members.filter((member) => isActive(member) && member.roles.some(isCourseStaffRole)).map((member) => deps.userIdOf(context.issuer, member.userId)))];
+    return { json: JSON.stringify(roster.pairs), members: roster.pairs.length, unnamed: roster.unnamed, fetchedAt: new Date(), staff };
   }
 
   async function fetchFailed(context: LtiContextRecord, error: unknown, timedOut: boolean, logger: Logger): Promise<RosterError> {

@@ -7,7 +7,7 @@ import { timeZoneOf } from '../exams/availability.js';
 import { ATTEMPT_FLAGS, hubMarks, type ShownMark } from '../exams/tool-settings/registry.js';
 import { overrideInWords } from '../exams/accommodations/form.js';
 import type { AccommodationOverride } from '../exams/accommodations/override.js';
-import { MIN_SUSPICION_CHOICES } from '../webhooks/results.js';
+import { MIN_SUSPICION_CHOICES, TESTS_FILTERS } from '../webhooks/results.js';
 import { localizeViolation } from '../exams/settings/violations.js';
 import type { Violation } from '../proctoring/contract.js';
 import { roleReasonWording } from '../lti/role-words.js';
@@ -47,6 +47,7 @@ export function renderHub(req: Request, res: Response, deps: HubPageDeps, hub: H
     rolesReason: roleReasonWording(hub.roles.why)(i18n),
     ruleInWords: (violation: Violation) => localizeViolation(i18n.t, violation).message,
     minSuspicionChoices: MIN_SUSPICION_CHOICES,
+    testsFilters: TESTS_FILTERS,
     formatTime: (date: Date) => i18n.formatDateTime(date, { timeZone, dateStyle: 'medium', timeStyle: 'short' }),
     timeZone,
     marks: hubMarks(i18n.t, hub.exam, {

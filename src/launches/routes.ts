@@ -111,7 +111,7 @@ export function createLaunchRoutes(deps: LaunchRoutesDeps): Router {
   // The exam's attempts with names, outcome, suspicion and flags, for a spreadsheet.
   router.post('/hub/:examId/attempts.csv', async (req, res) => {
     const session = await sessionOf(req, res);
-    const { exam, results } = await asSession(res, session, () => deps.service.examResults(session, examIdOf(req)));
+    const { exam, results } = await asSession(res, session, () => deps.service.examResults(session, examIdOf(req), resultsQueryOf(fieldsOf(req)).tests));
     const slug = exam.title.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60).toLowerCase() || 'exam';
     res.set('Cache-Control', 'no-store');
     res.attachment(`${slug}-attempts.csv`);

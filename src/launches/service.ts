@@ -15,7 +15,7 @@ import type { ProctoringClient } from '../proctoring/client.js';
 import type { LaunchLog, LaunchRecord } from './log.js';
 import type { SummaryRow } from './summary.js';
 import { isUuid } from '../values.js';
-import { DEFAULT_RESULTS_QUERY, type ExamResults, type ResultsQuery } from '../webhooks/results.js';
+import { DEFAULT_RESULTS_QUERY, type ExamResults, type ResultsQuery, type TestsFilter } from '../webhooks/results.js';
 import { createProctoringUrls } from './proctoring-urls.js';
 import { createLaunchRecorder } from './recorder.js';
 import { createLaunchViews } from './views.js';
@@ -347,13 +347,16 @@ export function createLaunchService(deps: LaunchServiceDeps) {
       return examOfCourse(session, examId);
     },
 
-    /** Every attempt of the exam with results and names (the hub's CSV export), for roles that may review. */
-    async examResults(session: LaunchSession, examId: string): Promise<{ exam: Exam; results: ExamResults }> {
+    /**
+     * Every attempt of the exam with results and names (the hub's CSV export), for roles that may review; test
+     * attempts as the hub's filter says.
+     */
+    async examResults(session: LaunchSession, examId: string, tests: TestsFilter = 'include'): Promise<{ exam: Exam; results: ExamResults }> {
       const { decision } = session;
       if (decision.kind !== 'instructor' || !decision.canReview) throw forbidden(roleRefusalWording(decision.why, 'review'), 'notAllowedResults', 'Your role in this course does not allow seeing exam results.');
       const exam = await examOfCourse(session, examId);
       if (!deps.examResults) throw new NotFoundError('export');
-      return { exam, results: await deps.examResults(exam, DEFAULT_RESULTS_QUERY, session.logger) };
+      return { exam, results: await deps.examResults(exam, { ...DEFAULT_RESULTS_QUERY, tests }, session.logger) };
     },
 
     /** "Open review center" and "Monitor live" on the hub. */

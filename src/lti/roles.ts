@@ -231,6 +231,18 @@ function courseRoleOf(parsed: ParsedRole): CourseRole | undefined {
 }
 
 /**
+ * A course role that teaches or builds the course (instructor, teaching assistant, designer, course
+ * administrator), as Names and Roles lists members: a learner launch by such a member is a teacher looking at the
+ * exam as a student (Moodle's "Switch role to… Student" sends the teacher's own user id with only Learner).
+ */
+export function isCourseStaffRole(role: string): boolean {
+  const parsed = parseRole(role);
+  if (parsed.scope !== 'membership') return false;
+  const courseRole = courseRoleOf(parsed);
+  return courseRole !== undefined && courseRole !== 'learner' && courseRole !== 'mentor';
+}
+
+/**
  * The most specific sub-role decides: Canvas sends a TA as Instructor plus Instructor#TeachingAssistant,
  * so a bare principal is dropped when a sub-role of the same principal is present.
  */

@@ -32,7 +32,7 @@ export function resultsCsv(rows: readonly AttemptResultRow[]): string {
     return [
       row.name ?? '',
       row.attempt.userId,
-      row.attempt.isTest ? 'yes' : 'no',
+      row.test ? 'yes' : 'no',
       ...ATTEMPT_FLAGS.map((flag) => (row.attempt[flag.property] ? 'yes' : 'no')),
       row.attempt.exempt ? 'yes' : 'no',
       iso(row.attempt.startedAt),

@@ -16,7 +16,7 @@ export function createExamResults(deps: { attempts: Pick<AttemptStore, 'recent'>
   /** `logger`: the log of the request the page is built for (reading the roster may log). */
   return async function examResults(exam: Exam, query: ResultsQuery, logger?: Logger): Promise<ExamResults> {
     const [attempts, deliveries, roster] = await Promise.all([deps.attempts.recent(exam.id, MAX_ATTEMPTS_SHOWN), deps.store.forExam(exam.id), deps.names(exam, logger)]);
-    return buildExamResults(attempts, deliveries, roster.names, roster.status, query);
+    return buildExamResults(attempts, deliveries, roster.names, roster.status, query, roster.staff);
   };
 }
 

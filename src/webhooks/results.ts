@@ -6,19 +6,25 @@ import type { NamesStatus } from '../hosted/course-names.js';
 export type ResultsSort = 'recent' | 'suspicion';
 export const MIN_SUSPICION_CHOICES = [25, 50, 75] as const;
 
+/** Attempts of test users: shown with the others (marked), left out, or shown alone. */
+export type TestsFilter = 'include' | 'exclude' | 'only';
+export const TESTS_FILTERS: readonly TestsFilter[] = ['include', 'exclude', 'only'];
+
 export interface ResultsQuery {
   sort: ResultsSort;
   /** Only attempts with a result at least this suspicious. */
   minSuspicion?: number;
+  tests: TestsFilter;
 }
 
-export const DEFAULT_RESULTS_QUERY: ResultsQuery = { sort: 'recent' };
+export const DEFAULT_RESULTS_QUERY: ResultsQuery = { sort: 'recent', tests: 'include' };
 
-/** Reads `sort` and `min` from a query string, ignoring anything unexpected. */
+/** Reads `sort`, `min` and `tests` from a query string, ignoring anything unexpected. */
 export function resultsQueryOf(query: Record<string, unknown>): ResultsQuery {
   const sort: ResultsSort = query.sort === 'suspicion' ? 'suspicion' : 'recent';
   const min = Number(query.min);
-  return { sort, minSuspicion: (MIN_SUSPICION_CHOICES as readonly number[]).includes(min) ? min : undefined };
+  const tests = TESTS_FILTERS.find((filter) => filter === query.tests) ?? 'include';
+  return { sort, minSuspicion: (MIN_SUSPICION_CHOICES as readonly number[]).includes(min) ? min : undefined, tests };
 }
 
 export interface FlagView {
@@ -48,6 +54,11 @@ export interface AttemptResultRow {
   outcome: AttemptStatus;
   /** From the course roster when the page is built; never stored. */
   name?: string;
+  /**
+   * An attempt of a test user: `lms` when the LMS said so at launch (Canvas's Student View), `staff` when the course
+   * roster lists the candidate as staff (a teacher who switched to the Student role in Moodle).
+   */
+  test?: 'lms' | 'staff';
   result?: ResultView;
 }
 
@@ -96,7 +107,14 @@ function resultView(deliveries: DeliveryRecord[]): ResultView | undefined {
  * Each attempt with its newest result (deliveries come newest first: by submission time, then arrival)
  * and the candidate's name, sorted and filtered as asked.
  */
-export function buildExamResults(attempts: readonly Attempt[], deliveries: readonly DeliveryRecord[], names: ReadonlyMap<string, string> | undefined, namesStatus: NamesStatus, query: ResultsQuery): ExamResults {
+export function buildExamResults(
+  attempts: readonly Attempt[],
+  deliveries: readonly DeliveryRecord[],
+  names: ReadonlyMap<string, string> | undefined,
+  namesStatus: NamesStatus,
+  query: ResultsQuery,
+  staff: ReadonlySet<string> = new Set(),
+): ExamResults {
   const byAttempt = new Map<string, DeliveryRecord[]>();
   for (const delivery of deliveries) {
     if (!delivery.attemptId) continue;
@@ -106,10 +124,13 @@ export function buildExamResults(attempts: readonly Attempt[], deliveries: reado
   }
   const all: AttemptResultRow[] = attempts.map((attempt) => {
     const result = resultView(byAttempt.get(attempt.id) ?? []);
-    return { attempt, outcome: outcomeOf(attempt, result), name: names?.get(attempt.userId) || undefined, result };
+    const test = attempt.isTest ? 'lms' : staff.has(attempt.userId) ? 'staff' : undefined;
+    return { attempt, outcome: outcomeOf(attempt, result), name: names?.get(attempt.userId) || undefined, test, result };
   });
   const min = query.minSuspicion;
-  const shown = min === undefined ? all : all.filter((row) => (row.result?.suspicion ?? -1) >= min);
+  const shown = all.filter(
+    (row) => (min === undefined || (row.result?.suspicion ?? -1) >= min) && (query.tests === 'include' || (query.tests === 'only') === (row.test !== undefined)),
+  );
   const rows = [...shown].sort((a, b) =>
     query.sort === 'suspicion'
       ? (b.result?.suspicion ?? -1) - (a.result?.suspicion ?? -1) || b.attempt.startedAt.getTime() - a.attempt.startedAt.getTime()

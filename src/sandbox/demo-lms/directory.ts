@@ -105,7 +105,7 @@ const USERS: readonly DemoUser[] = [
   },
   {
     key: 'test-student',
-    label: 'the test student (Canvas student view)',
+    label: 'the test student (Canvas: Student View; Moodle: the instructor switched to the Student role)',
     roleName: 'test student',
     id: '7',
     username: 'teststudent',

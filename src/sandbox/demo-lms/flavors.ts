@@ -50,6 +50,11 @@ export interface FlavorProfile {
   contextType: string[];
   /** Roles in launches. */
   launchRoles: Record<DemoRole, readonly string[]>;
+  /**
+   * Whose identity the test student launches with: Moodle has no test user; a teacher's "Switch role to… Student"
+   * sends the teacher's own user id with the role Learner only (mod/lti's role mapping follows the switched role).
+   */
+  testStudentIs?: DemoUserKey;
   /** Roles in Names and Roles; null: not listed there. */
   membershipRoles: Record<DemoRole, readonly string[] | null>;
   /** Extra fields of the login initiation. */
@@ -78,7 +83,7 @@ export const FLAVORS: Record<DemoFlavor, FlavorProfile> = {
       instructor: [ROLE.instructor],
       'teaching-assistant': [ROLE.instructor],
       proctor: [ROLE.instructor],
-      // Moodle has no student view: this is an ordinary enrolled learner there.
+      // Moodle has no student view: a teacher switched to the Student role launches as a plain learner.
       'test-student': [ROLE.learner],
       administrator: [ROLE.institutionAdministrator, ROLE.instructor, ROLE.systemAdministrator],
     },
@@ -91,6 +96,7 @@ export const FLAVORS: Record<DemoFlavor, FlavorProfile> = {
       'test-student': null,
       administrator: null,
     },
+    testStudentIs: 'instructor',
     loginExtras: {},
     membershipsUrlInCustom: true,
     deepLinkingPresentationLocaleOnly: true,
@@ -201,6 +207,7 @@ function toolPlatform(profile: FlavorProfile, issuer: string): Record<string, st
 export function buildLaunchClaims(platform: LaunchPlatform, input: LaunchClaimsInput): JWTPayload {
   const profile = FLAVORS[input.flavor];
   const user = resolveUser(platform.users, input.user);
+  const person = user.role === 'test-student' && profile.testStudentIs ? resolveUser(platform.users, profile.testStudentIs) : user;
   const kind = input.kind ?? 'resource';
   const presentation = input.presentation ?? 'iframe';
   const locale = input.locale ?? 'en';
@@ -214,14 +221,14 @@ export function buildLaunchClaims(platform: LaunchPlatform, input: LaunchClaimsI
     iss: platform.issuer,
     aud: platform.clientId,
     ...(profile.azp ? { azp: platform.clientId } : {}),
-    sub: user.id,
+    sub: person.id,
     iat,
     exp: iat + profile.idTokenLifetimeSeconds,
     nonce: input.nonce ?? randomBytes(16).toString('base64url'),
-    name: user.name,
-    given_name: user.given_name,
-    family_name: user.family_name,
-    ...(user.email ? { email: user.email } : {}),
+    name: person.name,
+    given_name: person.given_name,
+    family_name: person.family_name,
+    ...(person.email ? { email: person.email } : {}),
     [CLAIM.messageType]: kind === 'deep-linking' ? 'LtiDeepLinkingRequest' : 'LtiResourceLinkRequest',
     [CLAIM.version]: '1.3.0',
     [CLAIM.deploymentId]: platform.deploymentId,
@@ -264,7 +271,7 @@ export function buildLaunchClaims(platform: LaunchPlatform, input: LaunchClaimsI
 
   if (profile.flavor === 'moodle') {
     claims[CLAIM.lis] = { person_sourcedid: '', course_section_sourcedid: '' };
-    claims[CLAIM.ext] = { user_username: user.username, lms: 'moodle-2' };
+    claims[CLAIM.ext] = { user_username: person.username, lms: 'moodle-2' };
   } else {
     claims.locale = locale;
     claims.picture = 'https://canvas.instructure.com/images/messages/avatar-50.png';

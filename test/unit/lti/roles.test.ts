@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   decideLaunchTarget,
+  isCourseStaffRole,
   mapRoles,
   parseRole,
   roleKey,
@@ -392,4 +393,15 @@ describe('decideLaunchTarget', () => {
   for (const [name, decision, hasResourceLink, placement, expected] of table) {
     it(name, () => assert.equal(decideLaunchTarget({ decision, hasResourceLink, placement }), expected));
   }
+});
+
+describe('isCourseStaffRole', () => {
+  it('names the Names and Roles roles of people who teach or build the course, in URI and short form', () => {
+    for (const role of ['Instructor', 'http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor', 'http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant', 'ContentDeveloper', 'Administrator']) {
+      assert.equal(isCourseStaffRole(role), true, role);
+    }
+    for (const role of ['Learner', 'http://purl.imsglobal.org/vocab/lis/v2/membership#Learner', 'Mentor', 'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor', 'http://purl.imsglobal.org/vocab/lti/system/person#TestUser', 'Member', '']) {
+      assert.equal(isCourseStaffRole(role), false, role);
+    }
+  });
 });

@@ -29,7 +29,7 @@ describe('exam results', () => {
   const names = new Map([['u1', 'Ada'], ['u3', '=HYPERLINK("http://evil")']]);
 
   it('shows the newest result per attempt, non-zero flags highest first, names from the roster', () => {
-    const results = buildExamResults(attempts, deliveries, names, { ok: true }, { sort: 'recent' });
+    const results = buildExamResults(attempts, deliveries, names, { ok: true }, { sort: 'recent', tests: 'include' });
     assert.deepEqual(results.rows.map((r) => r.attempt.id), ['a2', 'a1', 'a3']);
     const a1 = results.rows[1]!;
     assert.equal(a1.name, 'Ada');
@@ -41,14 +41,14 @@ describe('exam results', () => {
   });
 
   it('sorts most suspicious first (attempts without a result last) and filters by minimum suspicion', () => {
-    assert.deepEqual(buildExamResults(attempts, deliveries, names, { ok: true }, { sort: 'suspicion' }).rows.map((r) => r.attempt.id), ['a3', 'a1', 'a2']);
-    assert.deepEqual(buildExamResults(attempts, deliveries, names, { ok: true }, { sort: 'suspicion', minSuspicion: 75 }).rows.map((r) => r.attempt.id), ['a3']);
-    assert.deepEqual(resultsQueryOf({ sort: 'suspicion', min: '50' }), { sort: 'suspicion', minSuspicion: 50 });
-    assert.deepEqual(resultsQueryOf({ sort: 'x', min: '13' }), { sort: 'recent', minSuspicion: undefined });
+    assert.deepEqual(buildExamResults(attempts, deliveries, names, { ok: true }, { sort: 'suspicion', tests: 'include' }).rows.map((r) => r.attempt.id), ['a3', 'a1', 'a2']);
+    assert.deepEqual(buildExamResults(attempts, deliveries, names, { ok: true }, { sort: 'suspicion', minSuspicion: 75, tests: 'include' }).rows.map((r) => r.attempt.id), ['a3']);
+    assert.deepEqual(resultsQueryOf({ sort: 'suspicion', min: '50' }), { sort: 'suspicion', minSuspicion: 50, tests: 'include' });
+    assert.deepEqual(resultsQueryOf({ sort: 'x', min: '13' }), { sort: 'recent', minSuspicion: undefined, tests: 'include' });
   });
 
   it('writes CSV with names, outcome, suspicion and a column per flag, every formula neutralised', () => {
-    const results = buildExamResults(attempts, deliveries, names, { ok: true }, { sort: 'recent' });
+    const results = buildExamResults(attempts, deliveries, names, { ok: true }, { sort: 'recent', tests: 'include' });
     const csv = resultsCsv(results.rows);
     assert.ok(csv.startsWith('\uFEFF'));
     const records = parse(csv, { bom: true, columns: true }) as Record<string, string>[];
@@ -71,7 +71,7 @@ describe('exam results', () => {
     const name = "Eve;=cmd|' /C calc'!A0;x";
     assert.equal(neutraliseFormula(name), "Eve;'=cmd|' /C calc'!A0;x");
     assert.equal(neutraliseFormula('A; +1;@x'), "A; '+1;'@x");
-    const rows = buildExamResults([attempt('a9', 'u9', '2026-01-01T09:00:00Z')], [], new Map([['u9', name]]), { ok: true }, { sort: 'recent' }).rows;
+    const rows = buildExamResults([attempt('a9', 'u9', '2026-01-01T09:00:00Z')], [], new Map([['u9', name]]), { ok: true }, { sort: 'recent', tests: 'include' }).rows;
     const csv = resultsCsv(rows);
     const line = csv.split('\r\n')[1]!;
     assert.ok(line.startsWith(`"Eve;'=cmd|' /C calc'!A0;x",`), line);
@@ -84,7 +84,7 @@ describe('exam results', () => {
     const open: Attempt = { ...attempt('b2', 'v2', '2026-01-01T09:00:00Z'), status: 'started' };
     const abandoned: Attempt = { ...attempt('b3', 'v3', '2026-01-01T09:00:00Z'), status: 'abandoned' };
     const recordingEnded: DeliveryRecord = { ...delivery('b3', 10), submissionCode: 5 };
-    const rows = buildExamResults([ended, open, abandoned], [delivery('b1', 10), delivery('b2', 10), recordingEnded], undefined, { ok: true }, { sort: 'recent' }).rows;
+    const rows = buildExamResults([ended, open, abandoned], [delivery('b1', 10), delivery('b2', 10), recordingEnded], undefined, { ok: true }, { sort: 'recent', tests: 'include' }).rows;
     const outcome = (id: string) => rows.find((row) => row.attempt.id === id)?.outcome;
     assert.equal(outcome('b1'), 'submitted');
     assert.equal(outcome('b2'), 'submitted');
@@ -95,6 +95,19 @@ describe('exam results', () => {
       ['v2', 'Submitted', 'Submitted'],
       ['v3', 'Abandoned', 'Screen recording ended'],
     ]);
+  });
+
+  it('marks test attempts (the LMS said so, or the roster lists the candidate as staff) and filters them', () => {
+    const staff = new Set(['u3']);
+    const marks = (tests: 'include' | 'exclude' | 'only') =>
+      buildExamResults(attempts, deliveries, names, { ok: true }, { sort: 'recent', tests }, staff).rows.map((r) => [r.attempt.id, r.test ?? '-']);
+    assert.deepEqual(marks('include'), [['a2', 'lms'], ['a1', '-'], ['a3', 'staff']]);
+    assert.deepEqual(marks('exclude'), [['a1', '-']]);
+    assert.deepEqual(marks('only'), [['a2', 'lms'], ['a3', 'staff']]);
+    assert.equal(resultsQueryOf({ tests: 'only' }).tests, 'only');
+    assert.equal(resultsQueryOf({ tests: 'everything' }).tests, 'include');
+    const csv = parse(resultsCsv(buildExamResults(attempts, deliveries, names, { ok: true }, { sort: 'recent', tests: 'include' }, staff).rows), { bom: true, columns: true }) as Record<string, string>[];
+    assert.deepEqual(csv.map((r) => r['Test student']), ['yes', 'no', 'yes']);
   });
 
   it('reads submission codes in words', () => {
