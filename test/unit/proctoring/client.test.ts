@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { apiKeyFor } from '../../../src/proctoring/api-key.js';
@@ -196,7 +197,7 @@ describe('the proctoring client against the emulator, over HTTP', () => {
       }
     });
 
-    for (const status of [500, 502, 503]) {
+    for (const status of [408, 429, 500, 502, 503]) {
       it(`HTTP ${status} → unavailable, not retried after the service answered`, async () => {
         server.emulator.faults.inject({ kind: 'status', status, times: 1 });
         const before = received().length;
@@ -239,6 +240,92 @@ describe('the proctoring client against the emulator, over HTTP', () => {
       } finally {
         await nowhere.close();
       }
+    });
+  });
+
+  describe('answers of a status the service does not document', () => {
+    for (const status of [403, 404, 409, 422]) {
+      it(`HTTP ${status} → a bad response naming the status, its body kept without the api key`, async () => {
+        server.emulator.faults.inject({ kind: 'status', status, body: `refused for api_key=${MAIN_KEY}`, times: 1 });
+        const before = received().length;
+        const error = await rejection(client.candidateLaunch(candidateRequest()), ProctoringBadResponse);
+        assert.equal(error.code, 'bad_response');
+        assert.equal(error.status, status);
+        assert.equal(error.detail, `unexpected status ${status}: refused for api_key=[redacted]`);
+        assert.equal(received().length - before, 1, 'not retried');
+      });
+    }
+  });
+
+  describe('answers cut short or too large', () => {
+    let raw: Server;
+    let rawBase: string;
+    let answer: (res: ServerResponse) => void = (res) => res.end();
+    let requests = 0;
+    before(async () => {
+      raw = createHttpServer((_req, res) => {
+        requests += 1;
+        answer(res);
+      });
+      await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+      rawBase = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/api`;
+    });
+    after(async () => {
+      raw.closeAllConnections();
+      await new Promise<void>((resolve) => raw.close(() => resolve()));
+    });
+
+    async function failure<T extends ProctoringError>(type: new (...args: never[]) => T, timeoutMs = 2000): Promise<{ error: T; requests: number }> {
+      const before = requests;
+      const other = createProctoringClient({ baseUrl: rawBase, credentials: MAIN, timeoutMs });
+      try {
+        const error = await rejection(other.candidateLaunch(candidateRequest()), type);
+        return { error, requests: requests - before };
+      } finally {
+        await other.close();
+      }
+    }
+
+    it('a redirect → a bad response, not followed', async () => {
+      answer = (res) => res.writeHead(302, { location: 'https://elsewhere.example/' }).end('moved');
+      const { error, requests: made } = await failure(ProctoringBadResponse);
+      assert.equal(error.status, 302);
+      assert.equal(error.detail, 'unexpected status 302: moved');
+      assert.equal(made, 1);
+    });
+
+    it('an answer over the size limit → a bad response, read no further', async () => {
+      answer = (res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('x'.repeat(1_000_001));
+      };
+      const { error, requests: made } = await failure(ProctoringBadResponse);
+      assert.equal(error.status, 200);
+      assert.equal(error.detail, 'an answer larger than 1000000 bytes');
+      assert.equal(made, 1);
+    });
+
+    it('an answer cut before its announced length → a failed connection, not retried after the service answered', async () => {
+      answer = (res) => {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+        res.write('https://proctoring.example/session/partial', () => res.destroy());
+      };
+      const { error, requests: made } = await failure(ProctoringConnectionFailed);
+      assert.match(error.reason, / while reading the answer$/);
+      assert.equal(error.attempts, 1);
+      assert.equal(made, 1);
+    });
+
+    it('an answer that stops in the middle → a timeout', async () => {
+      answer = (res) => {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+        res.write('https://proctoring.example/session/partial');
+      };
+      const started = performance.now();
+      const { error, requests: made } = await failure(ProctoringTimeout, 300);
+      assert.equal(error.timeoutMs, 300);
+      assert.ok(performance.now() - started < 5_000, 'gave up at the deadline');
+      assert.equal(made, 1);
     });
   });
 
