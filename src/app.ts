@@ -54,6 +54,7 @@ import { createExamResults } from './webhooks/exam-results.js';
 import { createCourseNames } from './hosted/course-names.js';
 import { createAccommodationStore } from './exams/accommodations/store.js';
 import { createAccommodationRoutes } from './launches/accommodation-routes.js';
+import { createResumeRoutes } from './launches/resume-routes.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 import { RECEIVER_PATH } from './webhooks/subscriptions.js';
 
@@ -174,6 +175,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   mountRateLimits(app, limits);
   // The LTI routes first: logins and launches, the busiest requests, pass no other route on the way.
   app.use(createLtiRoutes({ adapter: lti, registrationLinks: createRegistrationLinks(db), tool: toolDescription(config), userAgent: USER_AGENT, allowLoopbackRegistration: config.env !== 'production', logger, refuse }));
+  // Back and reload of a staff page load its address by GET: answered before the session check (no token in a URL).
+  app.use(createResumeRoutes());
   lti.mount(app);
   // Hosted endpoints: roster, exam roster, logo and extension allowlist, fetched cross-origin (CORS, no
   // cookies) by the proctoring service's pages. Helmet's Cross-Origin-Resource-Policy is cross-origin.

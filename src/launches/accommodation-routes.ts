@@ -71,7 +71,7 @@ export function createAccommodationRoutes(deps: AccommodationRoutesDeps): Router
       errors,
       ltik: deps.lti.ltikOf(res),
       csrfToken: deps.csrf.tokenFor(req, res),
-      urls: { hub: LAUNCH_PATHS.hub(exam.id), save: LAUNCH_PATHS.saveAccommodation(exam.id), remove: LAUNCH_PATHS.removeAccommodation(exam.id) },
+      urls: { hub: LAUNCH_PATHS.hub(exam.id), edit: LAUNCH_PATHS.accommodation(exam.id), save: LAUNCH_PATHS.saveAccommodation(exam.id), remove: LAUNCH_PATHS.removeAccommodation(exam.id) },
     });
   }
 

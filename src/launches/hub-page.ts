@@ -43,6 +43,12 @@ export function renderHub(req: Request, res: Response, deps: HubPageDeps, hub: H
       removeAccommodation: LAUNCH_PATHS.removeAccommodation(examId),
     },
     notice,
+    // What a GET of the hub's address (Back, reload) posts again: the session and the results' order and filter.
+    sessionFields: {
+      ltik,
+      ...(hub.results ? { sort: hub.results.query.sort } : {}),
+      ...(hub.results?.query.minSuspicion !== undefined ? { min: String(hub.results.query.minSuspicion) } : {}),
+    },
     overrideInWords: (override: AccommodationOverride) => overrideInWords(override, i18n.t),
     rolesReason: roleReasonWording(hub.roles.why)(i18n),
     ruleInWords: (violation: Violation) => localizeViolation(i18n.t, violation).message,

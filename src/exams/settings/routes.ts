@@ -203,6 +203,8 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
       quizAddressConfirmable: copied?.confirmable === true,
       courseQuizList: copied?.quizList,
       confirmQuizAddressUrl: `${base}/exams/${exam.id}/settings/quiz-address`,
+      settingsUrl: `${base}/exams/${exam.id}/settings`,
+      hubUrl: `${base}/hub/${exam.id}`,
       values,
       ...form,
       lmsPresets,
