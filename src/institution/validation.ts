@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Checked, FieldProblem } from '../values.js';
-import { parseRole } from '../lti/roles.js';
+import { proctorRoleRefusal } from '../lti/roles.js';
 import { EXTENSION_ID, institutionSettingsSchema, type InstitutionSettings, type InstitutionSettingsInput } from './settings.js';
 
 /**
@@ -48,9 +48,7 @@ export function checkColour(field: 'primaryColor' | 'secondaryColor', value: str
 
 /** Learner roles cannot be proctor roles: students would proctor their own exams. */
 export function isLearnerRole(role: string): boolean {
-  const parsed = parseRole(role);
-  const names = [parsed.principal, parsed.subRole].filter((name): name is string => Boolean(name)).map((name) => name.toLowerCase());
-  return names.includes('learner') || (parsed.scope === 'institution' && names.includes('student'));
+  return proctorRoleRefusal(role) === 'learner';
 }
 
 export function checkProctorRoles(roles: readonly string[]): Checked<string[]> {
@@ -60,6 +58,13 @@ export function checkProctorRoles(roles: readonly string[]): Checked<string[]> {
     return {
       ok: false,
       problems: [{ field: 'proctorRoles', message: `${fieldLabel('proctorRoles')} must not include a learner role (${learners.join(', ')}): students would proctor exams. Choose staff roles such as Mentor or Instructor#TeachingAssistant.`, code: 'learnerRoles', values: { roles: learners.join(', ') } }],
+    };
+  }
+  const notCourse = cleaned.filter((role) => proctorRoleRefusal(role) === 'notCourse');
+  if (notCourse.length > 0) {
+    return {
+      ok: false,
+      problems: [{ field: 'proctorRoles', message: `${fieldLabel('proctorRoles')} must be course roles: institution and system roles (${notCourse.join(', ')}) never grant rights in a course.`, code: 'notCourseRoles', values: { roles: notCourse.join(', ') } }],
     };
   }
   return { ok: true, value: cleaned };

@@ -155,6 +155,45 @@ export function roleLabel(parsed: ParsedRole): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Proctor roles
+
+/**
+ * Why a role can never be a proctor role (undefined: it can). Proctor roles are course (context) roles:
+ * - `learner`: a Learner role or sub-role, and the institution role Student — students would proctor exams;
+ * - `notCourse`: every institution role (`institution/person#…`, `urn:lti:instrole:…`) and system role
+ *   (`system/person#…`, `lti/system/person#…`, `urn:lti:sysrole:…`, among them TestUser, Canvas's Student
+ *   View), and the deprecated `lis/v2/person#…` form that says neither. LTI 1.3 §A.2.1–A.2.2: these describe
+ *   the person at the institution or in the LMS, not in the course the launch comes from, so they never grant
+ *   rights in a course (mapRoles ignores them as proctor roles too).
+ * Other strings (an LMS's own role names) are the administrator's choice.
+ */
+export type ProctorRoleRefusal = 'learner' | 'notCourse';
+
+const DEPRECATED_PERSON_ROLE = /^https?:\/\/purl\.imsglobal\.org\/vocab\/lis\/v2\/person#/i;
+
+export function proctorRoleRefusal(role: string): ProctorRoleRefusal | undefined {
+  const parsed = parseRole(role);
+  const names = [parsed.principal, parsed.subRole].filter((name): name is string => Boolean(name)).map((name) => name.toLowerCase());
+  if (names.includes('learner') || (parsed.scope === 'institution' && names.includes('student'))) return 'learner';
+  if (parsed.scope === 'institution' || parsed.scope === 'system' || DEPRECATED_PERSON_ROLE.test(role.trim())) return 'notCourse';
+  return undefined;
+}
+
+/** Where a role belongs in a list of roles: course, institution or system roles, or other (unrecognised) strings. */
+export type RoleGroup = 'course' | 'institution' | 'system' | 'other';
+
+/**
+ * A role's name for people, without its vocabulary URI: `Instructor`, `TeachingAssistant (Instructor)`,
+ * `TestUser`; an unrecognised string as it is.
+ */
+export function roleDisplay(role: string): { group: RoleGroup; name: string } {
+  const parsed = parseRole(role);
+  if (parsed.scope === 'unknown') return { group: 'other', name: parsed.principal || role.trim() };
+  const name = parsed.subRole ? `${parsed.subRole} (${parsed.principal})` : parsed.principal;
+  return { group: parsed.scope === 'membership' ? 'course' : parsed.scope, name };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Tables
 
 type CourseRole = 'instructor' | 'teachingAssistant' | 'contentDeveloper' | 'courseAdministrator' | 'learner' | 'mentor';
@@ -253,14 +292,7 @@ function mostSpecific(memberships: readonly ReceivedRole[]): ReceivedRole[] {
 
 /** A configured proctor role never matches a learner or an institution/system role. */
 function proctorMatches(received: readonly ReceivedRole[], proctorRoles: readonly string[]): ReceivedRole[] {
-  const keys = new Set(
-    proctorRoles
-      .filter((role) => {
-        const parsed = parseRole(role);
-        return (parsed.scope === 'membership' && parsed.principal !== 'Learner') || (parsed.scope === 'unknown' && parsed.principal !== '');
-      })
-      .map(roleKey),
-  );
+  const keys = new Set(proctorRoles.filter((role) => role.trim() !== '' && proctorRoleRefusal(role) === undefined).map(roleKey));
   return received.filter((r) => keys.has(roleKey(r.raw)) && (r.parsed.scope === 'membership' || r.parsed.scope === 'unknown'));
 }
 

@@ -6,7 +6,8 @@ import { inspectLogo, LOGO_MAX_BYTES, LOGO_MAX_PIXELS_PER_SIDE, LogoError } from
 import { createLogoStore } from '../../hosted/logos.js';
 import type { InstitutionSettings, InstitutionSettingsInput } from '../../institution/settings.js';
 import { platformKey } from '../../lti/identifiers.js';
-import { checkInstitutionSettings, COLOUR_FORMAT, isLearnerRole } from '../../institution/validation.js';
+import { checkInstitutionSettings, COLOUR_FORMAT } from '../../institution/validation.js';
+import { proctorRoleRefusal, roleDisplay, type RoleGroup } from '../../lti/roles.js';
 import type { FieldProblem } from '../../lti/platform-input.js';
 import type { PlatformSummary } from '../../lti/provider.js';
 import { PROCTOR_SETTINGS } from '../../proctoring/contract.js';
@@ -15,6 +16,9 @@ import { uploadedFile } from '../../http/uploads.js';
 import { localizedProblem, textOf } from '../i18n.js';
 import { adminPage } from '../page.js';
 import { describePlatform, findPlatform, platformKeyOf } from './platforms.js';
+
+/** The order the page lists the roles a platform has sent in. */
+const ROLE_GROUPS: readonly RoleGroup[] = ['course', 'institution', 'system', 'other'];
 
 type FormValues = Record<string, string | string[] | undefined>;
 
@@ -107,7 +111,10 @@ export const institutionPage = adminPage(
       const key = platformKey(platform.issuer, platform.clientId);
       const seen = await context.platformActivity.seenRoles(platform.issuer, platform.clientId);
       const chosen = [values.proctorRoles ?? []].flat();
-      const roles = [...new Set([...seen.map((s) => s.role), ...chosen])].map((role) => ({ role, learner: isLearnerRole(role), seen: seen.some((s) => s.role === role), checked: chosen.includes(role) }));
+      const roles = [...new Set([...seen.map((s) => s.role), ...chosen])]
+        .map((role) => ({ role, ...roleDisplay(role), refusal: proctorRoleRefusal(role), seen: seen.some((s) => s.role === role), checked: chosen.includes(role) }))
+        .sort((a, b) => a.name.localeCompare(b.name));
+      const roleGroups = ROLE_GROUPS.map((group) => ({ group, roles: roles.filter((r) => r.group === group) })).filter((g) => g.roles.length > 0);
       const logo = await logos.findByKey(key);
       context.render(req, res, 'admin/institution/edit', {
         title: textOf(res)('admin:institution.pageTitle', { name: platform.name }),
@@ -116,7 +123,7 @@ export const institutionPage = adminPage(
         values,
         problems,
         logoProblem,
-        roles,
+        roleGroups,
         proctorSettings: PROCTOR_SETTINGS,
         colourFormat: COLOUR_FORMAT,
         logo: logo ? { url: `${context.toolUrl(`${HOSTED_ROUTES.logo}/${key}`)}?v=${encodeURIComponent(logo.etag)}`, contentType: logo.contentType, bytes: logo.bytes.length } : undefined,

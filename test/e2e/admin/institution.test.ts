@@ -74,6 +74,19 @@ describe('admin console: institution settings', () => {
     assert.deepEqual(await createInstitutionSettingsStore(app.db).get(issuer, clientId), before);
   });
 
+  it('refuses proctor roles that never grant rights in a course (institution, system, the deprecated person# form), naming why', async () => {
+    const before = await createInstitutionSettingsStore(app.db).get(issuer, clientId);
+    const lis = 'http://purl.imsglobal.org/vocab/lis/v2';
+    for (const role of [`${lis}/system/person#TestUser`, `${lis}/institution/person#Instructor`, 'urn:lti:instrole:ims/lis/Instructor', `${lis}/person#Staff`]) {
+      const response = await admin.agent.post(`/admin/institution/${key}`).type('form').send({ _csrf: await admin.csrf(), proctorRoles: role });
+      assert.equal(response.status, 400, role);
+      assert.match(response.text, /never grant rights in a course/, role);
+    }
+    const typed = await admin.agent.post(`/admin/institution/${key}`).type('form').send({ _csrf: await admin.csrf(), otherProctorRoles: `Mentor ${lis}/system/person#TestUser` });
+    assert.equal(typed.status, 400);
+    assert.deepEqual(await createInstitutionSettingsStore(app.db).get(issuer, clientId), before);
+  });
+
   it('404 for a platform that does not exist', async () => {
     assert.equal((await admin.agent.get('/admin/institution/nosuchplatform')).status, 404);
     const response = await admin.agent.post('/admin/institution/nosuchplatform').type('form').send({ _csrf: await admin.csrf(), primaryColor: '0b5cad' });
