@@ -4,6 +4,16 @@ import { ATTEMPT_FLAGS } from '../exams/tool-settings/registry.js';
 import { flagLabel } from './delivery.js';
 import type { AttemptResultRow } from './results.js';
 
+/** Why a row has no name (the CSV stays English, as its column names). */
+const NAME_NOTES: Readonly<Record<NonNullable<AttemptResultRow['nameMissing']>, string>> = {
+  not_in_roster: 'Not in the course roster (an LMS test user, or no longer enrolled)',
+  names_hidden: 'The LMS hides names from the tool (its privacy settings)',
+  no_names_and_roles: 'The LMS does not share the course roster (Names and Roles) with the tool',
+  unknown_course: 'The tool has not recorded this course yet',
+  roster_unavailable: 'The course roster could not be read just now',
+  roster_timeout: 'The LMS did not send the course roster in time',
+};
+
 const OUTCOMES: Readonly<Record<AttemptStatus, string>> = { started: 'In progress', submitted: 'Submitted', ended: 'Ended without submitting', abandoned: 'Abandoned' };
 
 /**
@@ -26,11 +36,12 @@ const iso = (date: Date | undefined) => (date ? date.toISOString() : '');
 /** The exam's attempts with names, outcome, suspicion and one column per flag that occurs, as CSV (RFC 4180, UTF-8 BOM for spreadsheets). */
 export function resultsCsv(rows: readonly AttemptResultRow[]): string {
   const flagNames = [...new Set(rows.flatMap((row) => row.result?.flags.map((flag) => flag.name) ?? []))].sort();
-  const header = ['Name', 'Pseudonymous id', 'Test student', ...ATTEMPT_FLAGS.map((flag) => flag.csvHeader), 'Exempt from proctoring', 'Started (UTC)', 'Ended (UTC)', 'Outcome', 'Suspicion (%)', ...flagNames.map((name) => `${flagLabel(name)} (%)`), 'Submission', 'Result received (UTC)'];
+  const header = ['Name', 'Name note', 'Pseudonymous id', 'Test student', ...ATTEMPT_FLAGS.map((flag) => flag.csvHeader), 'Exempt from proctoring', 'Started (UTC)', 'Ended (UTC)', 'Outcome', 'Suspicion (%)', ...flagNames.map((name) => `${flagLabel(name)} (%)`), 'Submission', 'Result received (UTC)'];
   const records = rows.map((row) => {
     const flags = new Map(row.result?.flags.map((flag) => [flag.name, flag.percent]));
     return [
       row.name ?? '',
+      row.nameMissing ? NAME_NOTES[row.nameMissing] : '',
       row.attempt.userId,
       row.test ? 'yes' : 'no',
       ...ATTEMPT_FLAGS.map((flag) => (row.attempt[flag.property] ? 'yes' : 'no')),

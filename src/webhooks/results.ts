@@ -1,7 +1,7 @@
 import type { Attempt, AttemptStatus } from '../exams/attempts.js';
 import { flagLabel, submissionInWords } from './delivery.js';
 import type { DeliveryRecord } from './store.js';
-import type { NamesStatus } from '../hosted/course-names.js';
+import type { NamesProblem, NamesStatus } from '../hosted/course-names.js';
 
 export type ResultsSort = 'recent' | 'suspicion';
 export const MIN_SUSPICION_CHOICES = [25, 50, 75] as const;
@@ -59,6 +59,8 @@ export interface AttemptResultRow {
    * roster lists the candidate as staff (a teacher who switched to the Student role in Moodle).
    */
   test?: 'lms' | 'staff';
+  /** Why there is no name: the roster could not be read (the page says why once), or it does not list the candidate. */
+  nameMissing?: NamesProblem | 'not_in_roster';
   result?: ResultView;
 }
 
@@ -125,7 +127,9 @@ export function buildExamResults(
   const all: AttemptResultRow[] = attempts.map((attempt) => {
     const result = resultView(byAttempt.get(attempt.id) ?? []);
     const test = attempt.isTest ? 'lms' : staff.has(attempt.userId) ? 'staff' : undefined;
-    return { attempt, outcome: outcomeOf(attempt, result), name: names?.get(attempt.userId) || undefined, test, result };
+    const name = names?.get(attempt.userId) || undefined;
+    const nameMissing = name !== undefined ? undefined : namesStatus.ok ? 'not_in_roster' : namesStatus.reason;
+    return { attempt, outcome: outcomeOf(attempt, result), name, nameMissing, test, result };
   });
   const min = query.minSuspicion;
   const shown = all.filter(

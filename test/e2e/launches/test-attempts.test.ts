@@ -49,6 +49,13 @@ describe('test attempts in the hub and the CSV', () => {
     assert.equal(testColumn(moodleTest.user_id), 'yes');
     assert.equal(testColumn(canvasTest.user_id), 'yes');
     assert.equal(testColumn(student.user_id), 'no');
+
+    // Names: from the roster, or the reason there is none, in the hub and the CSV.
+    assert.match(rowOf(moodleTest.attempt_id), /data-name>Олена Коваленко</, 'the teacher is in the roster: named');
+    assert.match(rowOf(canvasTest.attempt_id), /data-name-missing="not_in_roster"[^>]*>Not in the course roster/);
+    const nameOf = (userId: unknown) => csv.find((row) => row['Pseudonymous id'] === userId);
+    assert.deepEqual([nameOf(student.user_id)?.Name, nameOf(student.user_id)?.['Name note']], ['María José Núñez', '']);
+    assert.deepEqual([nameOf(canvasTest.user_id)?.Name, nameOf(canvasTest.user_id)?.['Name note']], ['', 'Not in the course roster (an LMS test user, or no longer enrolled)']);
   });
 
   it('the hub and the CSV leave test attempts out, or show them alone, as the filter says', async () => {
