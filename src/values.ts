@@ -35,6 +35,18 @@ export function detachedCopy(text: string): string {
   return structuredClone(text);
 }
 
+/** A property of a value that may be an object (a thrown value, a library's loosely typed object), if any. */
+export function propertyOf(value: unknown, key: string): unknown {
+  return (typeof value === 'object' && value !== null) || typeof value === 'function' ? Reflect.get(value, key) : undefined;
+}
+
+/** The own entries of a record with its key type kept (`Object.entries` widens keys to string). */
+export function entriesOf<Key extends string, Value>(record: Readonly<Record<Key, Value>>): Array<[Key, Value]> {
+  return Object.keys(record)
+    .filter((key): key is Key => Object.hasOwn(record, key))
+    .map((key) => [key, record[key]]);
+}
+
 /** The `code` an error carries (Node.js's `ENOENT`, PostgreSQL's SQLSTATE, jose's `ERR_JWT_EXPIRED`), if any. */
 export function errorCode(error: unknown): unknown {
   return isRecord(error) || error instanceof Error ? Reflect.get(error, 'code') : undefined;

@@ -1,14 +1,14 @@
 import { countDatabaseError } from '../metrics.js';
 import { databaseErrorKind, DatabaseUnavailableError } from './errors.js';
 import type { Database, Queryable, QueryResult } from './types.js';
-import { errorCode } from '../values.js';
+import { errorCode, propertyOf } from '../values.js';
 
 /** Errors already counted where they were thrown, so a transaction that passes one on does not count it again. */
 const counted = new WeakSet<object>();
 
 function count(error: unknown): void {
   if (typeof error !== 'object' || error === null || counted.has(error)) return;
-  const cause = (error as { cause?: unknown }).cause;
+  const cause = propertyOf(error, 'cause');
   if (typeof cause === 'object' && cause !== null && counted.has(cause)) return;
   counted.add(error);
   const kind = databaseErrorKind(error);

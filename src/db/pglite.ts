@@ -13,8 +13,8 @@ export interface PgliteOptions {
   template?: Blob;
 }
 
-function toResult<Row>(result: Results<unknown>): QueryResult<Row> {
-  return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length };
+function toResult<Row>(result: Results<Row>): QueryResult<Row> {
+  return { rows: result.rows, rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length };
 }
 
 /**
@@ -53,13 +53,13 @@ export async function pgliteDatabase(pg: PGlite, schemaName?: string): Promise<D
   return {
     kind: 'pglite',
     async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
-      return toResult<Row>(await pg.query(sql, params === undefined ? undefined : [...params]));
+      return toResult(await pg.query<Row>(sql, params === undefined ? undefined : [...params]));
     },
     async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
       return pg.transaction((tx) =>
         work({
           async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
-            return toResult<Row>(await tx.query(sql, params === undefined ? undefined : [...params]));
+            return toResult(await tx.query<Row>(sql, params === undefined ? undefined : [...params]));
           },
         }),
       );

@@ -8,6 +8,7 @@ import { AppError, errorLogFields, isAnswerable, isLogged, NotFoundError } from 
 import { localsOf } from './locals.js';
 import { requestLogger } from './request-id.js';
 import { UPLOAD_MAX_BYTES } from './uploads.js';
+import { propertyOf } from '../values.js';
 
 /** API routes live under /api/ (and /lti/api/ behind the LTI session); hosted endpoints are fetched by scripts, webhooks sent by a service. */
 const JSON_PATHS = /^\/(?:lti\/)?api\/|^\/hosted\/|^\/webhooks\//;
@@ -24,14 +25,14 @@ interface ErrorMapping {
 const toInternal = (error: unknown): AppError =>
   new AppError(500, 'internal', 'Something went wrong', 'Something went wrong on our side. Please try again.', { cause: error, messageKey: 'common:errors.internal' });
 
-const bodyErrorType = (error: unknown) => (typeof error === 'object' && error !== null ? (error as { type?: unknown }).type : undefined);
+const bodyErrorType = (error: unknown) => propertyOf(error, 'type');
 
 /**
  * Every error the tool answers, mapped once: the first row that matches wins; anything unknown is a 500.
  * Errors with a page of their own (an LTI refusal) are answered before this table (`ownAnswers`).
  */
 export const ERROR_MAPPINGS: readonly ErrorMapping[] = [
-  { matches: (error) => error instanceof AppError, toAppError: (error) => error as AppError },
+  { matches: (error) => error instanceof AppError, toAppError: (error) => (error instanceof AppError ? error : toInternal(error)) },
   // A feature's own errors (a Launch API failure, a roster failure, too many pending logins) say how they are answered.
   { matches: isAnswerable, toAppError: (error) => (isAnswerable(error) ? error.toAppError() : toInternal(error)) },
   {
@@ -41,9 +42,11 @@ export const ERROR_MAPPINGS: readonly ErrorMapping[] = [
   {
     matches: (error) => error instanceof multer.MulterError,
     toAppError: (error) =>
-      (error as multer.MulterError).code === 'LIMIT_FILE_SIZE'
+      !(error instanceof multer.MulterError)
+        ? toInternal(error)
+        : error.code === 'LIMIT_FILE_SIZE'
         ? new AppError(413, 'too_large', 'File too large', `The file is larger than ${UPLOAD_MAX_BYTES / 1024 / 1024} MiB.`, { messageKey: 'common:errors.fileTooLarge', messageValues: { megabytes: UPLOAD_MAX_BYTES / 1024 / 1024 } })
-        : new AppError(400, 'bad_request', 'Unreadable form', 'The form could not be read. Choose one file and try again.', { adminMessage: (error as multer.MulterError).code, messageKey: 'common:errors.unreadableForm' }),
+        : new AppError(400, 'bad_request', 'Unreadable form', 'The form could not be read. Choose one file and try again.', { adminMessage: error.code, messageKey: 'common:errors.unreadableForm' }),
   },
   { matches: (error) => bodyErrorType(error) === 'entity.too.large', toAppError: () => new AppError(413, 'too_large', 'Too large', 'The request is too large.', { messageKey: 'common:errors.requestTooLarge' }) },
   { matches: (error) => bodyErrorType(error) === 'entity.parse.failed', toAppError: () => new AppError(400, 'bad_request', 'Unreadable request', 'The request body could not be read.', { messageKey: 'common:errors.unreadableRequest' }) },

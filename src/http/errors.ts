@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_LOCALE, translator, type MessageValues, type Wording } from '../i18n/index.js';
+import { propertyOf } from '../values.js';
 
 /**
  * Errors the tool shows to people. `publicMessage` is safe for anyone (students included);
@@ -90,9 +91,9 @@ export function errorLogFields(error: AppError): Record<string, unknown> {
 
 function causeFields(cause: unknown): Record<string, unknown> | undefined {
   if (!(cause instanceof Error)) return cause === undefined ? undefined : { message: String(cause) };
-  const { code, operation, status, upstreamCode } = cause as Error & Record<string, unknown>;
+  const field = (key: string) => propertyOf(cause, key);
   // A proctoring error's message and admin message say the same as the AppError's adminMessage: keep the short one.
-  return { name: cause.name, code, operation, status, upstreamCode, message: cause.message };
+  return { name: cause.name, code: field('code'), operation: field('operation'), status: field('status'), upstreamCode: field('upstreamCode'), message: cause.message };
 }
 
 const logged = new WeakSet<AppError>();

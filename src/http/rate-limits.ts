@@ -3,6 +3,7 @@ import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Config } from '../config.js';
 import { countRateLimited, registerRateLimiter } from '../metrics.js';
 import { AppError } from './errors.js';
+import { propertyOf } from '../values.js';
 
 /**
  * Per-client request limits on the endpoints anyone may call without a session. A client is its address as
@@ -65,8 +66,8 @@ export function createRateLimiter(name: string, rule: RateLimitRule): RequestHan
     ipv6Subnet: IPV6_CLIENT_PREFIX,
     handler: (req, _res, next) => {
       countRateLimited(name);
-      const resetTime = (req as typeof req & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-      const seconds = resetTime ? (resetTime.getTime() - Date.now()) / 1000 : rule.windowSeconds;
+      const resetTime = propertyOf(propertyOf(req, 'rateLimit'), 'resetTime');
+      const seconds = resetTime instanceof Date ? (resetTime.getTime() - Date.now()) / 1000 : rule.windowSeconds;
       next(new TooManyRequestsError(seconds));
     },
   });

@@ -16,7 +16,7 @@ export function requestSlot<Owner extends object, Value>(name: string): RequestS
   return {
     get: (owner) => (owner as Record<symbol, Value | undefined>)[key],
     set: (owner, value) => {
-      (owner as Record<symbol, Value | undefined>)[key] = value;
+      Reflect.set(owner, key, value);
     },
   };
 }
@@ -43,11 +43,10 @@ export function methodOverride<Owner extends object, Args extends unknown[], Res
     return replacement(this, held.data, (...originalArgs: Args) => held.original.apply(this, originalArgs), args);
   }
   return (owner, data) => {
-    const methods = owner as Record<string, unknown>;
     if (replaced.get(owner)) return;
-    const current = methods[method];
+    const current: unknown = Reflect.get(owner, method);
     if (typeof current !== 'function') throw new Error(`${method} is not a method of this object`);
     replaced.set(owner, { original: current as Method, data });
-    methods[method] = overridden;
+    Reflect.set(owner, method, overridden);
   };
 }

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { countResponse } from '../metrics.js';
 
 /**
@@ -41,7 +41,7 @@ export function routeGroupOf(path: string): string {
 
 /** One listener shared by every response (not a closure per request, which would keep the request alive longer). */
 function countClosedResponse(this: Response): void {
-  const url = (this.req as Request).originalUrl;
+  const url = this.req.originalUrl;
   const query = url.indexOf('?');
   countResponse(routeGroupOf(query === -1 ? url : url.slice(0, query)), this.writableFinished ? this.statusCode : 'aborted');
 }

@@ -1,11 +1,13 @@
 import type { Request } from 'express';
+import { propertyOf } from '../values.js';
 
 /** Largest file a console form accepts (logo, exams file); each page then applies its own limit. */
 export const UPLOAD_MAX_BYTES = 5 * 1024 * 1024;
 
 /** The uploaded file of a form field, if one was chosen. */
 export function uploadedFile(req: Request, field: string): Buffer | undefined {
-  const files = (req as Request & { files?: Array<{ fieldname: string; buffer: Buffer; size: number }> }).files;
-  const file = Array.isArray(files) ? files.find((f) => f.fieldname === field) : undefined;
-  return file && file.size > 0 ? file.buffer : undefined;
+  const files = propertyOf(req, 'files');
+  const file: unknown = Array.isArray(files) ? files.find((candidate: unknown) => propertyOf(candidate, 'fieldname') === field) : undefined;
+  const buffer = propertyOf(file, 'buffer');
+  return Buffer.isBuffer(buffer) && buffer.length > 0 ? buffer : undefined;
 }

@@ -19,10 +19,9 @@ export function addressRefusal(address: string, policy: AddressPolicy): string |
   const literal = address.replace(/^\[(.*)\]$/, '$1');
   if (!ipaddr.isValid(literal) || isIP(literal.replace(/%.*$/, '')) === 0) return 'not an IP address';
   let parsed = ipaddr.parse(literal);
-  if (parsed.kind() === 'ipv6') {
-    const v6 = parsed as ipaddr.IPv6;
-    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
-    else if (isIpv4Compatible(v6)) parsed = ipaddr.fromByteArray(v6.toByteArray().slice(12));
+  if (parsed instanceof ipaddr.IPv6) {
+    if (parsed.isIPv4MappedAddress()) parsed = parsed.toIPv4Address();
+    else if (isIpv4Compatible(parsed)) parsed = ipaddr.fromByteArray(parsed.toByteArray().slice(12));
   }
   const range = parsed.range();
   if (range === 'unicast') return undefined;

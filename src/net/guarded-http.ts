@@ -67,13 +67,14 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
         return;
       }
       const allowed = addresses.filter((entry) => addressRefusal(entry.address, policy) === undefined);
-      if (allowed.length === 0) {
+      const first = allowed[0];
+      if (first === undefined) {
         const seen = addresses.map((entry) => `${entry.address} (${addressRefusal(entry.address, policy)})`).join(', ');
         callback(Object.assign(new OutboundError(`${hostname} resolves only to refused addresses: ${seen}`), { code: 'EADDRREFUSED' }), '');
         return;
       }
       if (options.all) callback(null, allowed);
-      else callback(null, (allowed[0] as LookupAddress).address, (allowed[0] as LookupAddress).family);
+      else callback(null, first.address, first.family);
     });
   };
 }

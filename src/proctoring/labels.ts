@@ -1,5 +1,6 @@
 import { english } from './english.js';
 import { EXAM_SETTING_ROWS, MEMBER_SECTIONS, MEMBER_SETTING_ROWS, memberPath, type MemberSection } from './exam-settings.js';
+import { entriesOf } from '../values.js';
 
 /** A translator's `t` (src/i18n), or `english`: `settings:<dotted.path>` with ICU arguments. */
 export type Translate = (key: string, values?: Readonly<Record<string, string | number>>) => string;
@@ -32,7 +33,7 @@ const DOCUMENT_PATHS: ReadonlySet<string> = new Set([
 const WINDOWS_APP_PARTS: ReadonlySet<string> = new Set(['binary_name', 'product_name', 'company_name']);
 
 const memberByPath = new Map(MEMBER_SETTING_ROWS.map((row) => [memberPath(row), row]));
-const sectionByPath: ReadonlyMap<string, MemberSection> = new Map(Object.entries(MEMBER_SECTIONS).map(([section, { path }]) => [path as string, section as MemberSection]));
+const sectionByPath: ReadonlyMap<string, MemberSection> = new Map(entriesOf(MEMBER_SECTIONS).map(([section, { path }]) => [path, section]));
 const examRowNames: ReadonlySet<string> = new Set(EXAM_SETTING_ROWS.map((row) => row.name));
 
 /**
@@ -63,9 +64,9 @@ export function settingLabel(t: Translate, path: string): string | undefined {
 export function choiceLabel(t: Translate, path: string, value: number): string | undefined {
   const key = labelKey(path);
   const row = EXAM_SETTING_ROWS.find((r) => `exam_settings.${r.name}` === key);
-  if (row?.type === 'choice' && (row.choices as readonly number[]).includes(value)) return t(`settings:fields.${row.name}.choices.${value}`);
+  if (row?.type === 'choice' && Array.from<number>(row.choices).includes(value)) return t(`settings:fields.${row.name}.choices.${value}`);
   const member = memberByPath.get(key);
-  if (member?.kind === 'choice' && (member.choices as readonly number[]).includes(value)) return t(`settings:members.${member.section}.${member.name}.choices.${value}`);
+  if (member?.kind === 'choice' && Array.from<number>(member.choices).includes(value)) return t(`settings:members.${member.section}.${member.name}.choices.${value}`);
   return undefined;
 }
 
@@ -120,8 +121,8 @@ export const FIELD_LABELS: Readonly<Record<string, string>> = {
 /** What each value of the integer settings means, for forms and messages. */
 export const CHOICE_LABELS: Readonly<Record<string, Readonly<Record<number, string>>>> = Object.fromEntries(
   [
-    ...EXAM_SETTING_ROWS.flatMap((row) => (row.type === 'choice' ? [{ path: `exam_settings.${row.name}`, choices: row.choices as readonly number[] }] : [])),
-    ...MEMBER_SETTING_ROWS.flatMap((row) => (row.kind === 'choice' ? [{ path: memberPath(row), choices: row.choices as readonly number[] }] : [])),
+    ...EXAM_SETTING_ROWS.flatMap((row) => (row.type === 'choice' ? [{ path: `exam_settings.${row.name}`, choices: Array.from<number>(row.choices) }] : [])),
+    ...MEMBER_SETTING_ROWS.flatMap((row) => (row.kind === 'choice' ? [{ path: memberPath(row), choices: Array.from<number>(row.choices) }] : [])),
   ].map(({ path, choices }) => [path, Object.fromEntries(choices.map((value) => [value, choiceLabel(english, path, value) ?? String(value)]))]),
 );
 

@@ -33,7 +33,7 @@ export async function verifyPassword(candidate: string, configured: string): Pro
     const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
     return timingSafeEqual(digest(candidate), digest(configured));
   }
-  const [, n, r, p, salt, hash] = match as unknown as [string, string, string, string, string, string];
+  const [, n = '', r = '', p = '', salt = '', hash = ''] = match;
   const expected = Buffer.from(hash, 'base64url');
   const N = Number(n);
   const R = Number(r);

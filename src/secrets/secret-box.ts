@@ -41,9 +41,9 @@ function derive(secret: string): DerivedKey {
 
 /** `keys`: the secrets of ENCRYPTION_KEY, newest first (at least one). */
 export function createSecretBox(keys: readonly string[]): SecretBox {
-  if (keys.length === 0) throw new SecretBoxError('no encryption key');
   const derived = keys.map(derive);
-  const newest = derived[0] as DerivedKey;
+  const newest = derived[0];
+  if (newest === undefined) throw new SecretBoxError('no encryption key');
   const byId = new Map(derived.map((entry) => [entry.id, entry.key]));
 
   function parts(sealed: string): [id: string, iv: Buffer, tag: Buffer, data: Buffer] {

@@ -44,11 +44,12 @@ export function forPage(text: string): string {
  * page shows of data others chose (an LMS's course titles, platform names, refused issuers). Other objects
  * (dates, class instances, functions) are left as they are.
  */
-export function dataForPage<T>(value: T, depth = 8): T {
-  if (typeof value === 'string') return forPage(value) as T;
+export function dataForPage<T>(value: T, depth?: number): T;
+export function dataForPage(value: unknown, depth = 8): unknown {
+  if (typeof value === 'string') return forPage(value);
   if (depth <= 0 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item: unknown) => dataForPage(item, depth - 1)) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => dataForPage(item, depth - 1));
   const prototype: unknown = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, dataForPage(item, depth - 1)])) as T;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, dataForPage(item, depth - 1)]));
 }
