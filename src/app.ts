@@ -67,6 +67,8 @@ export { USER_AGENT };
  * overflowed at 1,000 simultaneous launches (connection resets). The kernel caps it at net.core.somaxconn.
  */
 export const LISTEN_BACKLOG = 4096;
+/** The shortest deployment id that names one LMS's deployment (Canvas's `123:4f5e…`), not a counter. */
+const DISTINCTIVE_DEPLOYMENT_ID = 8;
 const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/dist\/$/, '');
 
 export interface AppDeps {
@@ -151,7 +153,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   // Launches refused for an unknown client id or deployment of a registered issuer, and each platform's
   // last launch and roles seen: for the admin console.
-  const refusedRegistrations = createRefusedRegistrations(db, async (issuer) => (await lti.platforms.list()).some((p) => p.issuer === issuer));
+  const refusedRegistrations = createRefusedRegistrations(db, async ({ issuer, clientId, deploymentId }) => {
+    const platforms = await lti.platforms.list();
+    if (platforms.some((p) => p.issuer === issuer)) return { known: true };
+    // An LMS at a new address keeps its tool registration: the same client id (or deployment id) under a new
+    // issuer. A short deployment id says nothing: Moodle numbers its deployments 1, 2, … on every site.
+    const distinctive = deploymentId !== undefined && deploymentId.length >= DISTINCTIVE_DEPLOYMENT_ID ? deploymentId : undefined;
+    const like = platforms.find((p) => p.clientId === clientId) ?? (distinctive === undefined ? undefined : platforms.find((p) => p.deploymentIds.includes(distinctive)));
+    return { known: false, looksLike: like && { issuer: like.issuer, clientId: like.clientId } };
+  });
   const platformActivity = createPlatformActivity(db);
   const refuse = renderRefusal(logger, { onRefusedRegistration: (registration, code, incidentId) => refusedRegistrations.record(registration, code, incidentId) });
   lti.handle({ refuse, launch: dispatchLaunches({ platformActivity, hosted, handleLaunch, logger }) });

@@ -2,6 +2,15 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { recordChange } from './audit.js';
 import type { WithDatabase } from './context.js';
 import { out } from './io.js';
+import type { MovePlan } from '../platforms/move.js';
+
+const held = (plan: MovePlan) => `${plan.accommodations} accommodation(s), ${plan.attempts} attempt(s) (${plan.attemptsInProgress} in progress)`;
+
+/** What happens to the students' pseudonymous ids, and what is kept under them. */
+function studentLine(plan: MovePlan): string {
+  if (plan.studentIds === 'not-kept') return `students get new ids: the new issuer already has exams with settings or attempts of its own; ${held(plan)} stay under the old ids`;
+  return `students keep their ids (${plan.studentIds === 'kept' ? "the new issuer's are derived as the old one's" : 'same issuer'}): ${held(plan)} follow them`;
+}
 
 const mapping = (value: string, previous: Record<string, string>) => {
   const match = /^([^=]+)=(.+)$/.exec(value);
@@ -32,6 +41,9 @@ export function addPlatformMoveCommand(platform: Command, withDatabase: WithData
           `deployments ${Object.entries(plan.deployments).map(([a, b]) => `${a} → ${b}`).join(', ') || '(none)'}`,
           `institution settings: ${plan.institutionSettings ? 'moved' : 'none saved'}; logo: ${plan.logo ? 'moved (its URL changes with the platform)' : 'none'}`,
           `proctoring account: ${plan.proctoringAccount ?? 'default'}`,
+          studentLine(plan),
+          ...plan.addressRewrites.flatMap((exam) => exam.rewrites.map((r) => `address of "${exam.title}" (${r.field}): ${r.before} → ${r.after}`)),
+          ...plan.addressesToCheck.map((exam) => `needs a look: "${exam.title}" (${exam.address ?? `page pattern ${exam.field ?? ''}`}): left as it is`),
         ];
         const fromLabel = `${from.issuer} (client id ${from.clientId})`;
         const toLabel = `${to.issuer} (client id ${to.clientId})`;

@@ -13,6 +13,13 @@ export type PseudonymSecret = string | PseudonymKeyring;
 export interface PseudonymKeyring {
   /** The key `issuer`'s ids are derived with: its bound version, else the newest. */
   secretFor(issuer: string): string;
+  /**
+   * The issuer whose ids `issuer`'s are derived as: itself, or, for a platform moved to a new issuer, the old
+   * one (platforms/move.ts), so a person, an exam and a course keep their ids across the move.
+   */
+  namespaceOf(issuer: string): string;
+  /** Reads the keys and namespaces again now (after this process changed them: a platform move). */
+  reload(): Promise<void>;
   /** The newest key (signs return links). */
   readonly newest: string;
   /** Every kept key, newest first (return links signed with any of them verify). */
@@ -25,10 +32,11 @@ export interface PseudonymKeyring {
  * surrogates, so two different strings never encode to the same bytes (UTF-8 would turn both '\uD800'
  * and '\uFFFD' into EF BF BD).
  */
-function digest(pseudonymSecret: PseudonymSecret, purpose: Purpose, parts: readonly [issuer: string, ...rest: string[]]): Buffer {
-  const secret = typeof pseudonymSecret === 'string' ? pseudonymSecret : pseudonymSecret.secretFor(parts[0]);
+function digest(pseudonymSecret: PseudonymSecret, purpose: Purpose, [issuer, ...rest]: readonly [issuer: string, ...rest: string[]]): Buffer {
+  const namespace = typeof pseudonymSecret === 'string' ? issuer : pseudonymSecret.namespaceOf(issuer);
+  const secret = typeof pseudonymSecret === 'string' ? pseudonymSecret : pseudonymSecret.secretFor(namespace);
   if (secret.length === 0) throw new RangeError('the pseudonym secret is empty');
-  return createHmac('sha256', secret).update(JSON.stringify([purpose, ...parts]), 'utf8').digest();
+  return createHmac('sha256', secret).update(JSON.stringify([purpose, namespace, ...rest]), 'utf8').digest();
 }
 
 /**

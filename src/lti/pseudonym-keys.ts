@@ -19,11 +19,20 @@ export type PseudonymKeys = PseudonymKeyring;
 interface Loaded {
   versions: AppSecretVersion[];
   bindings: Map<string, number>;
+  /** Issuer → the issuer its ids are derived as (a platform moved to a new issuer keeps the old one's ids). */
+  namespaces: Map<string, string>;
 }
 
 async function load(db: Database, secrets: AppSecrets): Promise<Loaded> {
-  const [versions, bound] = await Promise.all([secrets.versions('pseudonyms'), db.query<{ issuer: string; version: number }>('SELECT issuer, version FROM pseudonym_bindings')]);
-  return { versions, bindings: new Map(bound.rows.map((row) => [row.issuer, row.version])) };
+  const [versions, bound] = await Promise.all([
+    secrets.versions('pseudonyms'),
+    db.query<{ issuer: string; version: number; derive_as: string | null }>('SELECT issuer, version, derive_as FROM pseudonym_bindings'),
+  ]);
+  return {
+    versions,
+    bindings: new Map(bound.rows.map((row) => [row.issuer, row.version])),
+    namespaces: new Map(bound.rows.flatMap((row): Array<[string, string]> => (row.derive_as === null ? [] : [[row.issuer, row.derive_as]]))),
+  };
 }
 
 /**
@@ -55,6 +64,15 @@ export async function loadPseudonymKeys(db: Database, secrets: AppSecrets, logge
       const bound = current.bindings.get(issuer);
       const version = bound === undefined ? undefined : current.versions.find((entry) => entry.version === bound);
       return (version ?? newestOf()).value;
+    },
+    namespaceOf(issuer) {
+      refresh();
+      return current.namespaces.get(issuer) ?? issuer;
+    },
+    async reload() {
+      const seen = readGeneration();
+      current = await load(db, secrets);
+      generation = seen;
     },
     get newest() {
       refresh();

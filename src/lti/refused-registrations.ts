@@ -3,11 +3,16 @@ import type { RefusedRegistration } from './errors.js';
 
 /**
  * Launches refused because their client id or deployment id is not registered, for an issuer that is:
- * what the administrator must add, listed in the console with one-click fixes. Launches from unknown
- * issuers are not kept (anyone can send those); per issuer at most MAX_PER_ISSUER different ids are.
+ * what the administrator must add, listed in the console with one-click fixes. Per issuer at most
+ * MAX_PER_ISSUER different ids are kept. Launches from unknown issuers are not kept (anyone can send those),
+ * except one that presents a client id or deployment id registered under another platform: that looks like
+ * the platform at a new address (an LMS that changed its address keeps its tool registration), kept with the
+ * platform it looks like so the console can offer the move; at most MAX_LOOKALIKES of them.
  */
 export interface RefusedRegistrationRecord extends RefusedRegistration {
   reason: string;
+  /** The registered platform this launch of an unknown issuer looks like (the same client id, or deployment id). */
+  looksLike?: { issuer: string; clientId: string };
   firstAt: Date;
   lastAt: Date;
   attempts: number;
@@ -23,6 +28,10 @@ export interface RefusedRegistrations {
 }
 
 const MAX_PER_ISSUER = 50;
+const MAX_LOOKALIKES = 20;
+
+/** What the tool knows of a refused launch's issuer: registered, or like a registered platform at a new address. */
+export type IssuerStanding = { known: true } | { known: false; looksLike?: { issuer: string; clientId: string } };
 
 interface Row {
   issuer: string;
@@ -33,12 +42,28 @@ interface Row {
   last_at: Date;
   attempts: number;
   incident_id: string | null;
+  looks_like_issuer: string | null;
+  looks_like_client_id: string | null;
 }
 
-export function createRefusedRegistrations(db: Queryable, isKnownIssuer: (issuer: string) => Promise<boolean>): RefusedRegistrations {
+export function createRefusedRegistrations(db: Queryable, standingOf: (registration: RefusedRegistration) => Promise<IssuerStanding>): RefusedRegistrations {
   return {
     async record(registration, reason, incidentId) {
-      if (!(await isKnownIssuer(registration.issuer))) return false;
+      const standing = await standingOf(registration);
+      if (!standing.known) {
+        if (!standing.looksLike) return false;
+        const result = await db.query(
+          `INSERT INTO lti_refused_registrations (issuer, client_id, deployment_id, reason, incident_id, looks_like_issuer, looks_like_client_id)
+           SELECT $1, $2, $3, $4, $5, $6, $7
+            WHERE (SELECT count(*) FROM lti_refused_registrations WHERE looks_like_issuer IS NOT NULL) < $8
+               OR EXISTS (SELECT 1 FROM lti_refused_registrations WHERE issuer = $1 AND client_id = $2 AND deployment_id = $3)
+           ON CONFLICT (issuer, client_id, deployment_id) DO UPDATE
+             SET last_at = now(), attempts = lti_refused_registrations.attempts + 1, reason = EXCLUDED.reason, incident_id = EXCLUDED.incident_id,
+               looks_like_issuer = EXCLUDED.looks_like_issuer, looks_like_client_id = EXCLUDED.looks_like_client_id`,
+          [registration.issuer, registration.clientId, registration.deploymentId ?? '', reason, incidentId, standing.looksLike.issuer, standing.looksLike.clientId, MAX_LOOKALIKES],
+        );
+        return result.rowCount > 0;
+      }
       const result = await db.query(
         `INSERT INTO lti_refused_registrations (issuer, client_id, deployment_id, reason, incident_id)
          SELECT $1, $2, $3, $4, $5
@@ -61,6 +86,7 @@ export function createRefusedRegistrations(db: Queryable, isKnownIssuer: (issuer
         lastAt: new Date(row.last_at),
         attempts: row.attempts,
         incidentId: row.incident_id ?? undefined,
+        looksLike: row.looks_like_issuer !== null && row.looks_like_client_id !== null ? { issuer: row.looks_like_issuer, clientId: row.looks_like_client_id } : undefined,
       }));
     },
     async dismiss(registration) {

@@ -39,9 +39,12 @@ function chosenPlatforms(t: Translate, platforms: PlatformSummary[], form: MoveF
   return from && to && problems.length === 0 ? { from, to } : problems;
 }
 
-async function renderChoice(context: AdminContext, req: Request, res: Response, form: MoveForm, problems: FieldProblem[] = []) {
+async function renderChoice(context: AdminContext, req: Request, res: Response, form: MoveForm, problems: FieldProblem[] = [], newIssuer?: string) {
   const platforms = (await context.lti.platforms.list()).map((p) => ({ ...p, key: platformKey(p.issuer, p.clientId) }));
-  context.render(req, res, 'admin/moves/index', { title: textOf(res)('admin:moves.navTitle'), platforms, form, problems });
+  // From a refused launch that looks like a platform at a new address: its new issuer, chosen once registered.
+  const arrived = newIssuer === undefined ? undefined : platforms.find((p) => p.issuer === newIssuer && p.key !== form.from);
+  const chosen = arrived && !form.to ? { ...form, to: arrived.key } : form;
+  context.render(req, res, 'admin/moves/index', { title: textOf(res)('admin:moves.navTitle'), platforms, form: chosen, problems, unregisteredIssuer: newIssuer !== undefined && !arrived ? newIssuer : undefined });
 }
 
 interface Preview {
@@ -68,7 +71,8 @@ export const movesPage = adminPage(
   { id: 'moves', path: '/moves', navOrder: 15 },
   (routes, context) => {
     routes.get('/', async (req, res) => {
-      await renderChoice(context, req, res, { from: parseQuery(z.object({ from: textField }), req).from, to: '', deployments: {} });
+      const query = parseQuery(z.object({ from: textField, newIssuer: textField }), req);
+      await renderChoice(context, req, res, { from: query.from, to: '', deployments: {} }, [], query.newIssuer || undefined);
     });
 
     const renderPreview = async (req: Request, res: Response, form: MoveForm, confirm: boolean) => {

@@ -79,7 +79,11 @@ function registrationRoutes(routes: AdminRoutes, context: AdminContext): void {
     context.render(req, res, 'admin/platforms/list', {
       title: textOf(res)('admin:platforms.list.title'),
       platforms: platforms.map((p) => ({ ...p, key: platformKey(p.issuer, p.clientId), lastLaunch: lastLaunches.get(platformActivityKey(p.issuer, p.clientId)) })),
-      refused: refused.map((r) => ({ ...r, knownClient: platforms.some((p) => p.issuer === r.issuer && p.clientId === r.clientId) })),
+      refused: refused.map((r) => {
+        // A launch of an unknown issuer that looks like a registered platform: the LMS at a new address, to move.
+        const like = r.looksLike && platforms.find((p) => p.issuer === r.looksLike?.issuer && p.clientId === r.looksLike.clientId);
+        return { ...r, knownClient: platforms.some((p) => p.issuer === r.issuer && p.clientId === r.clientId), movedFrom: like ? { name: like.name, key: platformKey(like.issuer, like.clientId) } : undefined };
+      }),
       registrationTtlSeconds: context.config.lti.registrationLinkTtlSeconds,
     });
   });

@@ -26,6 +26,7 @@ import * as loginClientNetwork from './0024_login_client_network.js';
 import * as sealedAppSecrets from './0030_sealed_app_secrets.js';
 import * as examToolSettings from './0040_exam_tool_settings.js';
 import * as retention from './0080_retention.js';
+import * as platformMoveIdentity from './0081_platform_move_identity.js';
 import * as examQuizAddressCourse from './0085_exam_quiz_address_course.js';
 import * as attemptExpiry from './0100_attempt_expiry.js';
 
@@ -73,6 +74,7 @@ export const migrations: readonly Migration[] = [
   { name: '0030_sealed_app_secrets', up: sealedAppSecrets.up },
   { name: '0040_exam_tool_settings', up: examToolSettings.up },
   { name: '0080_retention', up: retention.up },
+  { name: '0081_platform_move_identity', up: platformMoveIdentity.up },
   { name: '0085_exam_quiz_address_course', up: examQuizAddressCourse.up },
   { name: '0100_attempt_expiry', up: attemptExpiry.up },
 ];

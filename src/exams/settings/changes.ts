@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/types.js';
 import type { SettingsChange } from './document.js';
 
 /** Where a settings change came from. */
-export type ChangeSource = 'settings' | 'deep-linking' | 'course-copy' | 'import';
+export type ChangeSource = 'settings' | 'deep-linking' | 'course-copy' | 'import' | 'platform-move';
 
 export interface RecordedChange {
   at: Date;

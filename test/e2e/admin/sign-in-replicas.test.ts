@@ -37,7 +37,7 @@ describe('admin sign-in lockout across instances on one database', () => {
         lti,
         logger: createLogger('silent'),
         secret: TEST_ENCRYPTION_KEY,
-        refusedRegistrations: createRefusedRegistrations(db, async () => true),
+        refusedRegistrations: createRefusedRegistrations(db, async () => ({ known: true })),
         platformActivity: createPlatformActivity(db),
         institutions: createInstitutionSettingsStore(db),
         contexts: createContextStore(db, { pseudonymSecret: 'unused' }),

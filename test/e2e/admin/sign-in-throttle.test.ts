@@ -44,7 +44,7 @@ describe('admin sign-in throttling against address rotation', () => {
         lti: app.tool.lti,
         logger: createLogger('silent'),
         secret: TEST_ENCRYPTION_KEY,
-        refusedRegistrations: createRefusedRegistrations(app.db, async () => true),
+        refusedRegistrations: createRefusedRegistrations(app.db, async () => ({ known: true })),
         platformActivity: createPlatformActivity(app.db),
         institutions: createInstitutionSettingsStore(app.db),
         contexts: createContextStore(app.db, { pseudonymSecret: 'unused' }),

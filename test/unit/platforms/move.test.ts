@@ -6,7 +6,10 @@ import { createExamStore } from '../../../src/exams/store.js';
 import { createContextStore } from '../../../src/hosted/contexts.js';
 import { createLogoStore } from '../../../src/hosted/logos.js';
 import { createInstitutionSettingsStore } from '../../../src/institution/settings.js';
-import { deriveSectionId, platformKey } from '../../../src/lti/identifiers.js';
+import { createAppSecrets } from '../../../src/db/app-secrets.js';
+import { invalidateReadCaches } from '../../../src/db/read-cache.js';
+import { deriveExamTag, deriveSectionId, deriveUserId, platformKey } from '../../../src/lti/identifiers.js';
+import { loadPseudonymKeys, rotatePseudonymKey } from '../../../src/lti/pseudonym-keys.js';
 import { movePlatform, MoveRefusedError } from '../../../src/platforms/move.js';
 import { createAccountStore } from '../../../src/proctoring/accounts.js';
 import { createSecretBox } from '../../../src/secrets/secret-box.js';
@@ -58,7 +61,33 @@ describe('moving a platform', () => {
   it('moves exams, courses, settings, logo and account; a placeholder exam of the new registration gives way', async () => {
     const placeholder = await exams().ensure({ ...NEW, deploymentId: '7', contextId: 'course-1', resourceLinkId: 'quiz-1' }, 'Midterm (new, empty)');
     const plan = await movePlatform(db, { from: OLD, to: NEW }, { pseudonymSecret: SECRET });
-    assert.deepEqual(plan, { deployments: { '1': '7' }, exams: 2, placeholdersReplaced: 1, courses: 1, institutionSettings: true, logo: true, proctoringAccount: 'eu', launchLogRows: 1 });
+    assert.deepEqual(plan, {
+      deployments: { '1': '7' },
+      exams: 2,
+      placeholdersReplaced: 1,
+      courses: 1,
+      institutionSettings: true,
+      logo: true,
+      proctoringAccount: 'eu',
+      launchLogRows: 1,
+      studentIds: 'kept',
+      accommodations: 0,
+      attempts: 0,
+      attemptsInProgress: 0,
+      // http → https of the same host: the quiz address and the literal schemes of its patterns.
+      addressRewrites: [
+        {
+          examId: plan.addressRewrites[0]?.examId ?? '',
+          title: 'Midterm',
+          rewrites: (['launch_url', 'exam_start', 'exam_take', 'exam_end'] as const).map((field) => ({
+            field,
+            before: settingsDocument('http://moodle.example.edu/mod/quiz/view.php?id=1')[field],
+            after: settingsDocument('https://moodle.example.edu/mod/quiz/view.php?id=1')[field],
+          })),
+        },
+      ],
+      addressesToCheck: [],
+    });
 
     const moved = await exams().find({ ...NEW, deploymentId: '7', contextId: 'course-1', resourceLinkId: 'quiz-1' });
     assert.equal(moved?.title, 'Midterm');
@@ -66,7 +95,8 @@ describe('moving a platform', () => {
     assert.equal(await exams().get(placeholder.id), undefined);
     assert.equal((await snapshot()).every((row) => row.issuer === NEW.issuer && row.client_id === NEW.clientId), true);
 
-    const sectionId = deriveSectionId(SECRET, NEW.issuer, '7', 'course-1');
+    // The new issuer's ids are derived as the old issuer's (its people keep theirs): so is the course's.
+    const sectionId = deriveSectionId(SECRET, OLD.issuer, '7', 'course-1');
     const course = await createContextStore(db, { pseudonymSecret: SECRET }).find(sectionId);
     assert.equal(course?.title, 'Course 1');
     assert.equal(course?.membershipsUrl, 'http://moodle.example.edu/nrps');
@@ -103,5 +133,110 @@ describe('moving a platform', () => {
   it('refuses a new registration that is not registered', async () => {
     await assert.rejects(movePlatform(db, { from: OLD, to: { issuer: 'https://elsewhere.example.edu', clientId: 'x' } }, { pseudonymSecret: SECRET }), /is not registered: register it first/);
     assert.equal((await snapshot()).length, 2);
+  });
+});
+
+describe('moving a platform: students keep their ids, addresses follow the LMS', () => {
+  const A = { issuer: 'http://moodle.old.example.edu', clientId: 'a' };
+  const B = { issuer: 'https://lms.new.example.edu', clientId: 'b' };
+  const C = { issuer: 'https://lms.third.example.edu', clientId: 'c' };
+  const box = createSecretBox(['p'.repeat(32)]);
+  let db: TestDatabase;
+  before(async () => {
+    db = await migratedTestDatabase();
+  });
+  after(async () => {
+    await db.close();
+  });
+  beforeEach(async () => {
+    for (const table of ['exams', 'lti_contexts', 'lti_deployments', 'ltijs_documents', 'pseudonym_bindings']) await db.query(`DELETE FROM ${table}`);
+    invalidateReadCaches();
+    for (const platform of [A, B, C]) {
+      await db.query(`INSERT INTO ltijs_documents (collection, doc) VALUES ('platform', $1::text::jsonb)`, [JSON.stringify({ platformUrl: platform.issuer, clientId: platform.clientId, kid: platform.clientId })]);
+      await db.query("INSERT INTO lti_deployments (issuer, client_id, deployment_id) VALUES ($1, $2, '1')", [platform.issuer, platform.clientId]);
+    }
+  });
+  const keyring = () => loadPseudonymKeys(db, createAppSecrets(db, box));
+  const exam = async (platform: typeof A, link: string, quizUrl?: string) => {
+    const created = await createExamStore(db).ensure({ ...platform, deploymentId: '1', contextId: 'course-1', resourceLinkId: link }, `Exam ${link}`);
+    if (quizUrl) await createExamStore(db).saveSettings(created.id, settingsDocument(quizUrl));
+    return created;
+  };
+  const ids = (keys: Awaited<ReturnType<typeof keyring>>, issuer: string) => ({
+    user: deriveUserId(keys, issuer, '5'),
+    exam: deriveExamTag(keys, issuer, '1', 'quiz-1'),
+    section: deriveSectionId(keys, issuer, '1', 'course-1'),
+  });
+
+  it('the new issuer derives every id as the old one did: in this process at once, in another once loaded, after a key rotation too', async () => {
+    const keys = await keyring();
+    const before = ids(keys, A.issuer);
+    const quiz = await exam(A, 'quiz-1', 'http://moodle.old.example.edu/mod/quiz/view.php?id=1');
+    await db.query("INSERT INTO attempts (id, exam_id, user_id, status) VALUES (gen_random_uuid(), $1, $2, 'started'), (gen_random_uuid(), $1, 'other', 'submitted')", [quiz.id, before.user]);
+    await db.query(`INSERT INTO exam_accommodations (exam_id, user_id, override) VALUES ($1, $2, '{"exempt": true}')`, [quiz.id, before.user]);
+    assert.notDeepEqual(ids(keys, B.issuer), before, 'two issuers: different ids before the move');
+
+    const plan = await movePlatform(db, { from: A, to: B }, { pseudonymSecret: keys });
+    assert.equal(plan.studentIds, 'kept');
+    assert.deepEqual([plan.accommodations, plan.attempts, plan.attemptsInProgress], [1, 2, 1]);
+    assert.deepEqual(ids(keys, B.issuer), before, 'this process');
+    assert.deepEqual(ids(await keyring(), B.issuer), before, 'another process');
+    await rotatePseudonymKey(createAppSecrets(db, box));
+    assert.deepEqual(ids(await keyring(), B.issuer), before, 'after a rotation');
+    assert.deepEqual(ids(await keyring(), A.issuer), before, 'the old issuer keeps its own');
+    // Nothing keyed by the ids had to change.
+    assert.equal((await db.query("SELECT 1 FROM attempts WHERE user_id = $1 AND status = 'started'", [before.user])).rowCount, 1);
+  });
+
+  it('a second move keeps the ids of the first issuer; a dry run changes nothing', async () => {
+    const keys = await keyring();
+    const before = ids(keys, A.issuer);
+    await exam(A, 'quiz-1');
+    await movePlatform(db, { from: A, to: B }, { pseudonymSecret: keys });
+    const dry = await movePlatform(db, { from: B, to: C }, { pseudonymSecret: keys, dryRun: true });
+    assert.equal(dry.studentIds, 'kept');
+    assert.notDeepEqual(ids(await keyring(), C.issuer), before, 'the dry run bound nothing');
+    await movePlatform(db, { from: B, to: C }, { pseudonymSecret: keys });
+    assert.deepEqual(ids(keys, C.issuer), before);
+    assert.deepEqual(ids(await keyring(), C.issuer), before);
+  });
+
+  it('not kept when the new issuer has exams of its own with settings: its students keep theirs', async () => {
+    const keys = await keyring();
+    await exam(A, 'quiz-1');
+    await exam(B, 'own-quiz', 'https://lms.new.example.edu/mod/quiz/view.php?id=9');
+    const own = ids(keys, B.issuer);
+    const plan = await movePlatform(db, { from: A, to: B }, { pseudonymSecret: keys });
+    assert.equal(plan.studentIds, 'not-kept');
+    assert.deepEqual(ids(keys, B.issuer), own);
+    assert.deepEqual(ids(await keyring(), B.issuer), own);
+  });
+
+  it('a course the new issuer launched before the move is found under the kept section id', async () => {
+    const keys = await keyring();
+    await exam(A, 'quiz-1');
+    const contexts = createContextStore(db, { pseudonymSecret: keys });
+    await contexts.remember({ ...A, deploymentId: '1', context: { id: 'course-1', title: 'Course (old)' } });
+    await contexts.remember({ ...B, deploymentId: '1', context: { id: 'course-2', title: 'Only launched after the move' } });
+    await movePlatform(db, { from: A, to: B }, { pseudonymSecret: keys });
+    assert.equal((await contexts.find(deriveSectionId(keys, B.issuer, '1', 'course-1')))?.title, 'Course (old)');
+    assert.equal((await contexts.find(deriveSectionId(keys, B.issuer, '1', 'course-2')))?.title, 'Only launched after the move');
+    // A launch of the moved course records it again without a conflict.
+    await createContextStore(db, { pseudonymSecret: keys }).remember({ ...B, deploymentId: '1', context: { id: 'course-1', title: 'Course (new)' } });
+    assert.equal((await db.query('SELECT 1 FROM lti_contexts')).rowCount, 2);
+  });
+
+  it('rewrites addresses on the old site with a history entry; an exam on a third site is listed and left as it was', async () => {
+    const keys = await keyring();
+    const moodle = await exam(A, 'quiz-1', 'http://moodle.old.example.edu/mod/quiz/view.php?id=1');
+    const elsewhere = await exam(A, 'quiz-2', 'https://quizzes.elsewhere.example/q/2');
+    const plan = await movePlatform(db, { from: A, to: B }, { pseudonymSecret: keys });
+    assert.deepEqual(plan.addressRewrites.map((e) => [e.title, e.rewrites.map((r) => r.field)]), [['Exam quiz-1', ['launch_url', 'exam_start', 'exam_take', 'exam_end']]]);
+    assert.deepEqual(plan.addressesToCheck, [{ examId: elsewhere.id, title: 'Exam quiz-2', address: 'https://quizzes.elsewhere.example/q/2', field: undefined }]);
+    const moved = await createExamStore(db).get(moodle.id);
+    assert.deepEqual(moved?.settings, settingsDocument('https://lms.new.example.edu/mod/quiz/view.php?id=1'));
+    assert.deepEqual((await createExamStore(db).get(elsewhere.id))?.settings, settingsDocument('https://quizzes.elsewhere.example/q/2'));
+    const history = await db.query<{ source: string; changes: Array<{ path: string }> }>('SELECT source, changes FROM exam_settings_changes WHERE exam_id = $1', [moodle.id]);
+    assert.deepEqual(history.rows.map((row) => [row.source, row.changes.map((c) => c.path)]), [['platform-move', ['launch_url', 'exam_start', 'exam_take', 'exam_end']]]);
   });
 });
