@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { WithDatabase } from './context.js';
 import { actor, out } from './io.js';
+import { entriesOf } from '../values.js';
 
 const LABELS = {
   launchLog: 'launch log',
@@ -32,7 +33,7 @@ export function addRetentionCommands(program: Command, withDatabase: WithDatabas
           return;
         }
         const verb = options.dryRun ? 'would remove' : 'removed';
-        for (const [kind, label] of Object.entries(LABELS) as [keyof typeof LABELS, string][]) {
+        for (const [kind, label] of entriesOf(LABELS)) {
           const cutoff = result.cutoffs[kind === 'attemptResults' ? 'attempts' : kind];
           out(cutoff ? `${label}: ${verb} ${result.removed[kind]} older than ${cutoff.toISOString()}` : `${label}: kept (retention 0 days)`);
         }

@@ -3,12 +3,13 @@ import type { AppSecretName } from '../db/app-secrets.js';
 import { recordChange } from './audit.js';
 import type { Context, WithDatabase } from './context.js';
 import { out } from './io.js';
+import { isOneOf } from '../values.js';
 
 const ROTATABLE: readonly AppSecretName[] = ['hosted-links', 'pseudonyms'];
 
 function secretName(value: string): AppSecretName {
-  if (!(ROTATABLE as readonly string[]).includes(value)) throw new InvalidArgumentError(`one of: ${ROTATABLE.join(', ')}`);
-  return value as AppSecretName;
+  if (!isOneOf(ROTATABLE, value)) throw new InvalidArgumentError(`one of: ${ROTATABLE.join(', ')}`);
+  return value;
 }
 
 async function appSecretsOf({ db, config }: Context) {
@@ -65,7 +66,7 @@ export function addSecretCommands(program: Command, withDatabase: WithDatabase):
     .description('delete every version of the hosted-link key but the newest: links signed with them stop working (the pseudonym key is never retired)')
     .argument('<name>', 'hosted-links', (value: string) => {
       if (value !== 'hosted-links') throw new InvalidArgumentError('only hosted-links: the older pseudonym keys still derive the ids of the issuers bound to them');
-      return value as AppSecretName;
+      return value;
     })
     .action(async (name: AppSecretName) => {
       await withDatabase(async (context) => {

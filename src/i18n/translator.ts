@@ -87,14 +87,14 @@ let shared: { instance: I18n; translators: Map<Locale, Translator> } | undefined
  * Loads the catalogs of `locales/` (once per process; call at start-up to fail fast on a broken catalog).
  * The catalogs are read-only files shipped with the code, so one copy serves every request.
  */
-export function initI18n(catalogs: Catalogs = loadCatalogs()): void {
+export function initI18n(catalogs: Catalogs = loadCatalogs()): NonNullable<typeof shared> {
   shared = { instance: createI18n(catalogs), translators: new Map() };
+  return shared;
 }
 
 /** The translator of a locale, built once. */
 export function translator(locale: Locale): Translator {
-  if (!shared) initI18n();
-  const state = shared as NonNullable<typeof shared>;
+  const state = shared ?? initI18n();
   let found = state.translators.get(locale);
   if (!found) {
     found = createTranslator(state.instance, locale);

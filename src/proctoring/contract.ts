@@ -497,7 +497,7 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let current = input;
   for (const key of path) {
     if (typeof current !== 'object' || current === null) return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
+    current = Reflect.get(current, key);
   }
   return current;
 }

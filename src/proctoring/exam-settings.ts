@@ -177,7 +177,7 @@ export const EXAM_SETTING_PREREQUISITES: ReadonlyArray<SettingPrerequisite & { f
 
 /** True when these (possibly partial or malformed) settings break the prerequisite of `field`. */
 export function breaksPrerequisite(p: SettingPrerequisite & { field: string }, settings: Readonly<Record<string, unknown>>): boolean {
-  if (!p.when.includes(settings[p.field] as SettingValue)) return false;
+  if (!p.when.some((value) => value === settings[p.field])) return false;
   return p.needs.some((n) => settings[n.field] !== n.value) || p.excludes.some((e) => settings[e.field] === e.value);
 }
 

@@ -80,9 +80,10 @@ type Translation = { ok: true; re2: string; estimatedSize: number } | Refusal;
  * count), kept while translating so that a costly pattern is refused before it is compiled at all.
  */
 class SizeEstimate {
-  private readonly frames = [{ done: 0, branch: 0, last: 0 }];
+  private readonly outermost = { done: 0, branch: 0, last: 0 };
+  private readonly frames = [this.outermost];
   private get top() {
-    return this.frames[this.frames.length - 1] as { done: number; branch: number; last: number };
+    return this.frames.at(-1) ?? this.outermost;
   }
   atom(): void {
     this.top.branch += 1;
@@ -93,7 +94,8 @@ class SizeEstimate {
   }
   close(): void {
     if (this.frames.length === 1) return;
-    const group = this.frames.pop() as { done: number; branch: number };
+    const group = this.frames.pop();
+    if (!group) return;
     const size = group.done + group.branch + 2;
     this.top.branch += size;
     this.top.last = size;
@@ -137,7 +139,7 @@ export function translateToRe2(source: string): Translation {
     return refuse(astral[0], 'contains a character outside the Basic Multilingual Plane (such as an emoji), which regular-expression engines count differently.');
   }
   for (let i = 0; i < source.length; i++) {
-    const c = source[i] as string;
+    const c = source.charAt(i);
     if (c === '\\') {
       if (!inClass) size.atom();
       const escaped = translateEscape(source, i, inClass, previous);

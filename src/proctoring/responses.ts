@@ -1,4 +1,5 @@
 import { isAbsoluteHttpUrl } from './contract.js';
+import { isRecord } from '../values.js';
 
 /**
  * Reading the success bodies, whose shape the spec does not show ("Success response bodies of all
@@ -24,7 +25,7 @@ export function parseLaunchUrl(body: string): Parsed<string> {
     }
   }
   if (Array.isArray(value)) value = value[0];
-  if (typeof value === 'object' && value !== null) value = urlField(value as Record<string, unknown>);
+  if (isRecord(value)) value = urlField(value);
   if (typeof value !== 'string') return { ok: false, detail: `no URL in the answer: ${excerpt(text)}` };
   const url = decodePercentEncoded(value.trim());
   if (!isAbsoluteHttpUrl(url) || /\s/.test(url)) return { ok: false, detail: `not an absolute http(s) URL: ${excerpt(url)}` };

@@ -71,7 +71,7 @@ function flagsOf(value: unknown, problems: string[]): Record<string, number> {
   const entries: Array<[string, unknown]> = isRecord(value)
     ? Object.entries(value)
     : Array.isArray(value)
-      ? value.filter(isRecord).map((item) => [String(item.name ?? item.type ?? ''), item.value ?? item.percentage] as [string, unknown])
+      ? value.filter(isRecord).map((item): [string, unknown] => [String(item.name ?? item.type ?? ''), item.value ?? item.percentage])
       : [];
   if (value !== undefined && !isRecord(value) && !Array.isArray(value)) problems.push('flags_not_an_object');
   for (const [name, raw] of entries) {

@@ -73,6 +73,9 @@ export const UNMATCHED_REASONS: Readonly<Record<string, string>> = {
 
 /** The reason a stored delivery matched nothing, in words. */
 export function unmatchedReason(problems: readonly string[]): string {
-  const code = problems.find((problem) => UNMATCHED_REASONS[problem]);
-  return code ? (UNMATCHED_REASONS[code] as string) : 'It matched no attempt of this tool.';
+  for (const problem of problems) {
+    const reason = UNMATCHED_REASONS[problem];
+    if (reason) return reason;
+  }
+  return 'It matched no attempt of this tool.';
 }

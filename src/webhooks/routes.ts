@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { countWebhookDelivery } from '../metrics.js';
 import type { Receiver } from './receiver.js';
 import { RECEIVER_PATH } from './subscriptions.js';
+import { propertyOf } from '../values.js';
 
 /** Deliveries are a few hundred bytes; anything past this is refused before it is read whole. */
 export const MAX_DELIVERY_BYTES = 64 * 1024;
@@ -27,7 +28,7 @@ export function createWebhookRoutes(deps: { receiver: Receiver; noteFailure(subs
       else res.status(outcome.status).json({ error: outcome.status === 401 ? 'unauthorized' : 'bad_request' });
     },
     async (error: unknown, req: Request, res: Response, next: NextFunction) => {
-      const type = (error as { type?: string } | undefined)?.type;
+      const type = propertyOf(error, 'type');
       if (type !== 'entity.too.large' && type !== 'request.aborted' && type !== 'encoding.unsupported') {
         next(error);
         return;
