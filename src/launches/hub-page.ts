@@ -14,7 +14,7 @@ import { roleReasonWording } from '../lti/role-words.js';
 import { LAUNCH_PATHS } from './paths.js';
 import { escapeHtml } from '../exams/settings/i18n.js';
 import type { HubView } from './service.js';
-import { LAUNCH_OUTCOMES, shortId } from './summary.js';
+import { invalidSettingsSummary, LAUNCH_ENDPOINTS, LAUNCH_OUTCOMES, LAUNCH_ROLES, settingsSummary, shortId } from './summary.js';
 
 export interface HubPageDeps {
   lti: Pick<LtiAdapter, 'ltikOf'>;
@@ -30,7 +30,11 @@ export function renderHub(req: Request, res: Response, deps: HubPageDeps, hub: H
   res.set('Cache-Control', 'no-store');
   res.render('hub/hub', {
     title: hub.exam.title,
+    pageClass: 'hub-page',
     hub,
+    // The settings in the reader's words: a few lines, and every setting in a fold.
+    summary: hub.exam.settings ? settingsSummary(hub.exam.settings, i18n.t) : undefined,
+    invalidSummary: hub.exam.settings ? [] : invalidSettingsSummary(hub.exam.invalidSettings, i18n.t),
     ltik,
     csrfToken: deps.csrf.tokenFor(req, res),
     urls: {
@@ -68,6 +72,8 @@ export function renderHub(req: Request, res: Response, deps: HubPageDeps, hub: H
     attemptFlags: ATTEMPT_FLAGS,
     shortId,
     launchOutcomes: LAUNCH_OUTCOMES,
+    launchRoles: LAUNCH_ROLES,
+    launchEndpoints: LAUNCH_ENDPOINTS,
   });
 }
 

@@ -13,7 +13,6 @@ import { localizeViolation } from '../exams/settings/violations.js';
 import type { Logger } from '../logger.js';
 import type { ProctoringClient } from '../proctoring/client.js';
 import type { LaunchLog, LaunchRecord } from './log.js';
-import type { SummaryRow } from './summary.js';
 import { isUuid } from '../values.js';
 import { DEFAULT_RESULTS_QUERY, type ExamResults, type ResultsQuery, type TestsFilter } from '../webhooks/results.js';
 import { createProctoringUrls } from './proctoring-urls.js';
@@ -94,8 +93,6 @@ export type LaunchEndpoint = 'candidate' | 'reviewer' | 'live' | 'launchpad' | '
 export interface HubView {
   exam: Exam;
   configured: boolean;
-  /** Read-only settings summary (empty when not configured). */
-  summary: SummaryRow[];
   canEditSettings: boolean;
   canReview: boolean;
   canProctor: boolean;

@@ -2,7 +2,6 @@ import { isSetUp, type Exam } from '../exams/store.js';
 import { DEFAULT_RESULTS_QUERY, type ResultsQuery } from '../webhooks/results.js';
 import { applyOverride } from '../exams/accommodations/override.js';
 import { noCourseError, type AccommodationsView, type ExamListView, type HubView, type LaunchServiceDeps, type LaunchSession } from './service.js';
-import { invalidSettingsSummary, settingsSummary } from './summary.js';
 
 /** How many recent attempts and launches the hub lists. */
 const RECENT = 20;
@@ -42,7 +41,6 @@ export function createLaunchViews(deps: Pick<LaunchServiceDeps, 'attempts' | 'lo
       return {
         exam,
         configured: isSetUp(exam),
-        summary: exam.settings ? settingsSummary(exam.settings) : invalidSettingsSummary(exam.invalidSettings),
         canEditSettings: decision.canEditSettings,
         canReview: decision.canReview,
         canProctor: decision.canProctor,

@@ -15,7 +15,10 @@ const SAME_AS_ENGLISH_ALLOWED: Readonly<Record<`${string}:${string}`, readonly s
   'de:hub': ['launches.milliseconds'],
   'pt-BR:hub': ['launches.milliseconds'],
   // French shares these words with English.
-  'fr:hub': ['launches.milliseconds', 'launches.incident', 'results.suspicion', 'attempts.test'],
+  'fr:hub': ['launches.milliseconds', 'launches.incident', 'results.suspicion', 'attempts.test', 'summary.quiz'],
+  // French writes minutes as English does; hours and minutes side by side, as in English.
+  'fr:settings': ['duration.minutes', 'duration.hoursMinutes'],
+  'de:settings': ['duration.hoursMinutes'],
   // "Label: value" is punctuated the same way in these languages.
   'es:accommodations': ['list.setting'],
   'de:accommodations': ['list.setting'],

@@ -14,7 +14,6 @@ import {
   reviewerRequest,
 } from '../../../src/launches/requests.js';
 import { isTestLaunch } from '../../../src/launches/service.js';
-import { settingsSummary } from '../../../src/launches/summary.js';
 import { readSettingsDocument, validateSettingsDocument, type ExamSettingsDocument } from '../../../src/exams/settings/document.js';
 import { EXAM_SETTINGS_OFF, validateCandidateLaunch, validateLaunchpad, validateLiveLaunch, validateReviewerLaunch } from '../../../src/proctoring/contract.js';
 
@@ -214,17 +213,6 @@ describe('request builders', () => {
     const request = launchpadRequest({ userId: IDS.userId, institution: institution({ proctorSettings: { desk_scan_allowed: true } }), examRosterUrl: 'https://t/hosted/exam-roster?t=x', rosterUrl: ROSTER });
     assert.deepEqual(request, { user_id: IDS.userId, exam_roster: 'https://t/hosted/exam-roster?t=x', roster_url: ROSTER, proctor_settings: { desk_scan_allowed: true } });
     assert.ok(validateLaunchpad(request).ok);
-  });
-});
-
-describe('settingsSummary', () => {
-  it('lists the pages and only the options that are on, in words', () => {
-    const rows = settingsSummary(config({ tool: { redirect: 'message' } }));
-    const byLabel = new Map(rows.map((r) => [r.label, r.value]));
-    assert.equal(byLabel.get('Exam launch URL'), QUIZ);
-    assert.equal(byLabel.get('After the exam'), 'A "you may close this window" page');
-    assert.ok([...byLabel.values()].includes('Scientific'), JSON.stringify(rows));
-    assert.equal(rows.some((r) => r.value === 'Off'), false);
   });
 });
 
