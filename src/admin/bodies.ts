@@ -17,7 +17,7 @@ export const FORM_MAX_BYTES = 64 * 1024;
 export const UPLOAD_FORM_MAX_BYTES = UPLOAD_MAX_BYTES + 16 * 1024;
 
 /** Console routes (below /admin) that take a file. */
-const UPLOAD_ROUTES: readonly RegExp[] = [/^\/exams\/import\/?$/, /^\/institution\/[^/]+\/?$/];
+const UPLOAD_ROUTES: readonly RegExp[] = [/^\/exams\/import(?:\/confirm)?\/?$/, /^\/institution\/[^/]+\/?$/];
 
 export const bodyLimitOf = (path: string): number => (UPLOAD_ROUTES.some((route) => route.test(path)) ? UPLOAD_FORM_MAX_BYTES : FORM_MAX_BYTES);
 

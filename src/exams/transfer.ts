@@ -87,6 +87,8 @@ export async function exportExams(db: Database, filter: { issuer?: string; conte
 export interface ImportRefusal {
   index: number;
   key: string;
+  /** The exam's title as the file gives it (when it gives one): how a person recognises the exam. */
+  title?: string;
   violations: ExamViolation[];
 }
 
@@ -174,7 +176,8 @@ function checkExam(raw: unknown, index: number, state: CheckState): void {
   const previous = state.seen.get(key);
   if (previous !== undefined) violations.push({ path: 'resource_link_id', rule: 'type', message: `The same exam appears twice in the file (also exam #${previous + 1}).` });
   state.seen.set(key, index);
-  if (violations.length > 0) state.refusals.push({ index, key, violations });
+  const title = typeof raw.title === 'string' && raw.title.trim() ? raw.title.trim().slice(0, 255) : undefined;
+  if (violations.length > 0) state.refusals.push({ index, key, title, violations });
 }
 
 function checkedFile(exams: unknown[], state: CheckState): CheckedFile {
@@ -230,6 +233,35 @@ async function unregisteredPlatforms(db: Database, exams: readonly CheckedExam[]
     refusals: [],
     message: `Exams of platforms that are not registered in this tool: ${names.join('; ')}. Register each platform first (the console's Platforms page, or proctor-lti platform add), then import the file again.`,
   };
+}
+
+/** One exam of a file as an import would treat it: new, or replacing an exam that exists (named by its current title). */
+export interface PreviewedExam {
+  title: string;
+  issuer: string;
+  contextId: string;
+  /** The title of the exam the import would overwrite. */
+  replaces?: string;
+}
+
+export type ImportPreview = { ok: true; creates: PreviewedExam[]; overwrites: PreviewedExam[] } | Refused;
+
+/** What `importExams` would do with a file, with every check, writing nothing (a dry run). */
+export async function previewImport(db: Database, input: unknown): Promise<ImportPreview> {
+  const checked = await checkExamsFileInTurns(input);
+  if (!checked.ok) return checked;
+  const unregistered = await unregisteredPlatforms(db, checked.exams);
+  if (unregistered) return unregistered;
+  const store = createExamStore(db);
+  const creates: PreviewedExam[] = [];
+  const overwrites: PreviewedExam[] = [];
+  for (const exam of checked.exams) {
+    const before = await store.find({ issuer: exam.issuer, clientId: exam.client_id, deploymentId: exam.deployment_id, contextId: exam.context_id, resourceLinkId: exam.resource_link_id });
+    const previewed = { title: exam.title, issuer: exam.issuer, contextId: exam.context_id };
+    if (before) overwrites.push({ ...previewed, replaces: before.title });
+    else creates.push(previewed);
+  }
+  return { ok: true, creates, overwrites };
 }
 
 export async function importExams(db: Database, input: unknown): Promise<ImportResult> {

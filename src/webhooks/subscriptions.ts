@@ -138,6 +138,19 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     },
 
     /**
+     * Subscribes unless the service already lists a subscription of this tool (one the tool holds the key of)
+     * with the same delivery version: pressing "Subscribe" twice makes one subscription. Another version is a
+     * new subscription, so that a receiver can move from version 2 to 3 without a gap.
+     */
+    async subscribeOnce(input: { accountRef: string; version?: DeliveryVersion }): Promise<{ created: boolean; record: SubscriptionRecord }> {
+      const version = input.version ?? DEFAULT_WEBHOOK_VERSION;
+      const listing = await service.list(input.accountRef);
+      const existing = listing.subscriptions.find((entry) => entry.atService && entry.target === 'this-tool' && entry.local && !entry.local.removedAt && entry.local.version === version);
+      if (existing?.local) return { created: false, record: existing.local };
+      return { created: true, record: await service.subscribe({ accountRef: input.accountRef, version }) };
+    },
+
+    /**
      * Makes sure the account has one subscription of this tool that the service lists (sandbox start-up:
      * the emulator forgets its subscriptions when the process ends). Local records the service no longer
      * lists are marked removed.

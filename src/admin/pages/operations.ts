@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { optionalText, parseBody, parseQuery, textField, trimmedField } from '../../http/request-input.js';
-import { exportExams, importExams } from '../../exams/transfer.js';
+import type { Request, Response } from 'express';
+import { exportExams, importExams, previewImport } from '../../exams/transfer.js';
 import { coursesWithoutNamesAndRoles, LAUNCH_OUTCOMES, listExams, searchLaunches } from '../operations.js';
 import { textOf } from '../i18n.js';
 import { adminPage } from '../page.js';
@@ -12,6 +13,7 @@ const LAUNCH_SEARCH = z.object({ incident: searchText, course: searchText, exam:
 const EXAM_SEARCH = z.object({ q: searchText, done: optionalText, created: searchText, updated: searchText });
 const EXPORT_QUERY = z.object({ issuer: searchText, course: searchText });
 const IMPORT_FORM = z.object({ json: textField });
+const IMPORT_CONFIRM_FORM = z.object({ json: textField, overwrite: textField });
 
 /** A `datetime-local` value (taken as UTC) or an ISO date; undefined when empty or unreadable. */
 function timeOf(value: string): Date | undefined {
@@ -71,30 +73,48 @@ export const examsPage = adminPage(
       res.type('application/json').send(`${JSON.stringify(file, null, 2)}\n`);
     });
 
+    const renderImport = (req: Request, res: Response, status: number, locals: Record<string, unknown>) => {
+      res.status(status);
+      context.render(req, res, 'admin/operations/exams', { title: textOf(res)('admin:exams.title'), exams: [], q: '', result: undefined, skipList: true, ...locals });
+    };
+
+    /** The file's text parsed, or the page that says why it cannot be. */
+    const parsedFile = (req: Request, res: Response, text: string): { ok: true; value: unknown } | { ok: false } => {
+      if (!text.trim()) {
+        renderImport(req, res, 400, { result: { ok: false, message: textOf(res)('admin:exams.chooseFile') } });
+        return { ok: false };
+      }
+      try {
+        return { ok: true, value: JSON.parse(text) };
+      } catch (error) {
+        renderImport(req, res, 400, { result: { ok: false, message: textOf(res)('admin:exams.notJson', { detail: error instanceof Error ? error.message : String(error) }) } });
+        return { ok: false };
+      }
+    };
+
+    // An import is a dry run first: every check, and which exams it would create and which it would overwrite.
     routes.post('/import', async (req, res) => {
       const upload = uploadedFile(req, 'file');
-      const pasted = parseBody(IMPORT_FORM, req).json;
-      const text = upload ? upload.toString('utf8') : pasted;
-      const render = (status: number, result: Record<string, unknown>) => {
-        res.status(status);
-        context.render(req, res, 'admin/operations/exams', { title: textOf(res)('admin:exams.title'), exams: [], q: '', result, skipList: true });
-      };
-      if (!text.trim()) {
-        render(400, { ok: false, message: textOf(res)('admin:exams.chooseFile') });
-        return;
+      const text = upload ? upload.toString('utf8') : parseBody(IMPORT_FORM, req).json;
+      const file = parsedFile(req, res, text);
+      if (!file.ok) return;
+      const preview = await previewImport(context.db, file.value);
+      if (!preview.ok) return renderImport(req, res, 400, { result: preview });
+      renderImport(req, res, 200, { preview, json: text });
+    });
+
+    // The confirmation: the same file again; overwriting existing exams needs its own tick.
+    routes.post('/import/confirm', async (req, res) => {
+      const form = parseBody(IMPORT_CONFIRM_FORM, req);
+      const file = parsedFile(req, res, form.json);
+      if (!file.ok) return;
+      const preview = await previewImport(context.db, file.value);
+      if (!preview.ok) return renderImport(req, res, 400, { result: preview });
+      if (preview.overwrites.length > 0 && form.overwrite.trim() !== 'yes') {
+        return renderImport(req, res, 400, { preview, json: form.json, overwriteProblem: true });
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch (error) {
-        render(400, { ok: false, message: textOf(res)('admin:exams.notJson', { detail: error instanceof Error ? error.message : String(error) }) });
-        return;
-      }
-      const result = await importExams(context.db, parsed);
-      if (!result.ok) {
-        render(400, result);
-        return;
-      }
+      const result = await importExams(context.db, file.value);
+      if (!result.ok) return renderImport(req, res, 400, { result });
       await context.recordChange(req, { action: 'exam.import', changes: [{ field: 'exams', new: `${result.created} created, ${result.updated} updated` }] });
       res.redirect(303, `/admin/exams?done=exams-imported&created=${result.created}&updated=${result.updated}`);
     });

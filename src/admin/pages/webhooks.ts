@@ -14,6 +14,12 @@ import { adminPage } from '../page.js';
 export const UNMATCHED_PAGE_SIZE = 50;
 
 const LIST_QUERY = z.object({ page: z.coerce.number().int().min(1).max(10_000).catch(1) });
+/** After "Subscribe" found this tool already subscribed: which account, which version. */
+const ALREADY_QUERY = z.object({
+  done: z.string().optional().catch(undefined),
+  account: z.string().max(100).optional().catch(undefined),
+  version: z.enum(['2', '3']).optional().catch(undefined),
+});
 const SUBSCRIBE_FORM = z.object({ account: trimmedField, version: trimmedField });
 const SUBSCRIPTION = z.object({ account: trimmedField, id: trimmedField.transform((id) => id.slice(0, 200)) });
 
@@ -94,6 +100,9 @@ export const webhooksPage = adminPage(
         }),
       );
       const { deliveries, total } = await context.webhooks.unmatched({ limit: UNMATCHED_PAGE_SIZE, offset: (page - 1) * UNMATCHED_PAGE_SIZE });
+      const asked = parseQuery(ALREADY_QUERY, req);
+      const alreadyAccount = asked.done === 'webhook-already' ? refs.find((ref) => ref.ref === asked.account) : undefined;
+      const already = alreadyAccount && asked.version ? t('admin:notices.webhookAlready', { account: alreadyAccount.label, version: asked.version }) : undefined;
       context.render(req, res, 'admin/webhooks/index', {
         title: t('admin:webhooks.title'),
         sections,
@@ -104,6 +113,7 @@ export const webhooksPage = adminPage(
         pages: Math.max(1, Math.ceil(total / UNMATCHED_PAGE_SIZE)),
         accountLabels: Object.fromEntries(refs.map(({ ref, label }) => [ref, label])),
         failure: locals.failure,
+        already,
       });
     }
 
@@ -124,7 +134,11 @@ export const webhooksPage = adminPage(
         return;
       }
       try {
-        const record = await explained(() => context.webhooks.subscribe({ accountRef: account.ref, version }));
+        const { created, record } = await explained(() => context.webhooks.subscribeOnce({ accountRef: account.ref, version }));
+        if (!created) {
+          res.redirect(303, `/admin/webhooks?${new URLSearchParams({ done: 'webhook-already', account: account.ref, version })}`);
+          return;
+        }
         await context.recordChange(req, {
           action: 'webhook.subscribe',
           target: `account ${account.ref}`,

@@ -76,4 +76,22 @@ describe('in a browser: the console\'s Webhooks page', () => {
       await assertNoAxeViolations(page, 'refused subscription');
     });
   });
+
+  it('"Subscribe this tool" again says it is already subscribed and makes no second subscription', async (t) => {
+    await withBrowser(t, async (context) => {
+      const page = await context.newPage();
+      await page.goto(`${app.baseUrl}/admin/webhooks`);
+      await page.fill('#password', ADMIN_TEST_PASSWORD);
+      await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+      const defaultSection = page.locator('section[aria-labelledby="account-default"]');
+      for (let press = 0; press < 2; press += 1) {
+        await defaultSection.locator('select[name="version"]').selectOption('3');
+        await Promise.all([page.waitForNavigation(), defaultSection.locator('button:has-text("Subscribe this tool")').click()]);
+      }
+      assert.match((await page.locator('.notice-ok').textContent()) ?? '', /already subscribed .*version 3.*nothing was changed/i);
+      assert.equal(emulator(app).subscriptions().filter((s) => s.version === '3').length, 1, 'one version 3 subscription, the start-up one');
+      assert.equal(await defaultSection.locator('tbody tr').count(), 1);
+      await assertNoAxeViolations(page, 'already subscribed');
+    });
+  });
 });

@@ -68,7 +68,7 @@ describe('admin console: operations pages', () => {
     const refused = await admin.agent.post('/admin/exams/import').field('_csrf', await admin.csrf()).attach('file', Buffer.from(JSON.stringify(broken)), 'exams.json');
     assert.equal(refused.status, 400);
     assert.match(refused.text, /Nothing was imported/);
-    assert.match(refused.text, /Exam #2/);
+    assert.ok(refused.text.includes(`Exam #2, “${body.exams[0]!.title}”`), 'a refused exam is named by its title');
     assert.notEqual((await exportExams(app.db)).exams[0]!.title, 'Renamed', 'the valid exam was not imported either');
 
     const notJson = await admin.agent.post('/admin/exams/import').type('form').send({ _csrf: await admin.csrf(), json: '{oops' });
@@ -76,7 +76,16 @@ describe('admin console: operations pages', () => {
     assert.match(notJson.text, /not valid JSON/);
 
     const renamed = { ...body, exams: [{ ...body.exams[0]!, title: 'Renamed' }] };
-    const ok = await admin.agent.post('/admin/exams/import').type('form').send({ _csrf: await admin.csrf(), json: JSON.stringify(renamed) });
+    const dryRun = await admin.agent.post('/admin/exams/import').type('form').send({ _csrf: await admin.csrf(), json: JSON.stringify(renamed) });
+    assert.equal(dryRun.status, 200);
+    assert.match(dryRun.text, /Dry run: nothing is imported yet/);
+    assert.match(dryRun.text, /creates 0 exams and overwrites 1 existing exam/);
+    assert.notEqual((await exportExams(app.db)).exams.find((e) => e.id === body.exams[0]!.id)!.title, 'Renamed', 'a dry run writes nothing');
+    const unticked = await admin.agent.post('/admin/exams/import/confirm').type('form').send({ _csrf: await admin.csrf(), json: JSON.stringify(renamed) });
+    assert.equal(unticked.status, 400);
+    assert.match(unticked.text, /tick “Overwrite”/);
+    assert.notEqual((await exportExams(app.db)).exams.find((e) => e.id === body.exams[0]!.id)!.title, 'Renamed', 'not overwritten without asking');
+    const ok = await admin.agent.post('/admin/exams/import/confirm').type('form').send({ _csrf: await admin.csrf(), json: JSON.stringify(renamed), overwrite: 'yes' });
     assert.equal(ok.status, 303);
     assert.match((await admin.agent.get(String(ok.headers.location))).text, /0 created, 1 updated/);
     assert.equal((await exportExams(app.db)).exams.find((e) => e.id === body.exams[0]!.id)!.title, 'Renamed');

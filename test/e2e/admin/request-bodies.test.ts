@@ -64,7 +64,11 @@ describe('admin console request bodies', () => {
     assert.equal(tooLarge.status, 413);
     const exported = (await agent.get('/admin/exams/export').expect(200)).text;
     const pasted = `${exported}${' '.repeat(UPLOAD_MAX_BYTES - exported.length - 1024)}`;
-    const accepted = await agent.post('/admin/exams/import').field('_csrf', token).field('json', pasted);
+    const previewed = await agent.post('/admin/exams/import').field('_csrf', token).field('json', pasted);
+    assert.equal(previewed.status, 200, previewed.text.slice(0, 300));
+    assert.match(previewed.text, /Dry run/);
+    // The confirmation sends the file again, as a field of a multipart form like the import's.
+    const accepted = await agent.post('/admin/exams/import/confirm').field('_csrf', token).field('json', pasted).field('overwrite', 'yes');
     assert.equal(accepted.status, 303, accepted.text.slice(0, 300));
     assert.match(String(accepted.headers.location), /done=exams-imported/);
   });
