@@ -108,6 +108,28 @@ describe('control server: who may use it', () => {
     await assert.rejects(send(server, { host: '127.0.0.2', body: JSON.stringify(COMMAND) }), /ECONNREFUSED/);
   });
 
+  it('closes at once with a command still running, cutting its connection', async () => {
+    let started = false;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const closing = await startControlServer(async () => {
+      started = true;
+      await gate;
+      return RESULT;
+    });
+    const answer = send(closing, { body: JSON.stringify(COMMAND) });
+    answer.catch(() => {});
+    await waitFor('the command to start', () => started);
+    try {
+      await closing.close();
+      await assert.rejects(answer, /socket hang up|ECONNRESET/);
+    } finally {
+      release();
+    }
+  });
+
   it('stops answering once closed', async () => {
     const closing = await startControlServer(async () => RESULT);
     await closing.close();
@@ -136,6 +158,7 @@ describe('control server: what a request must hold', () => {
     { name: 'argv with a number', body: JSON.stringify({ ...COMMAND, argv: ['platform', 1] }) },
     { name: 'no files', body: JSON.stringify({ ...COMMAND, files: undefined }) },
     { name: 'files as null', body: JSON.stringify({ ...COMMAND, files: null }) },
+    { name: 'files as a string', body: JSON.stringify({ ...COMMAND, files: 'a.csv' }) },
     { name: 'a file that is not text', body: JSON.stringify({ ...COMMAND, files: { 'a.csv': 1 } }) },
     { name: 'stdin that is not text', body: JSON.stringify({ ...COMMAND, stdin: 5 }) },
     { name: 'no actor', body: JSON.stringify({ ...COMMAND, actor: undefined }) },
