@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Queryable } from '../db/types.js';
 
 /**
@@ -13,6 +14,8 @@ export interface AuditChange {
   old?: string;
   new?: string;
 }
+
+const storedChangesSchema = z.array(z.object({ field: z.string(), old: z.string().optional(), new: z.string().optional() }));
 
 export interface AuditEntryInput {
   /** Who: 'admin' for the console's single administrator, the OS user for the CLI. */
@@ -131,7 +134,7 @@ export function createAuditLog(db: Queryable): AuditLog {
         remoteAddress: row.remote_address ?? undefined,
         action: row.action,
         target: row.target ?? undefined,
-        changes: typeof row.changes === 'string' ? (JSON.parse(row.changes) as AuditChange[]) : row.changes,
+        changes: storedChangesSchema.parse(typeof row.changes === 'string' ? JSON.parse(row.changes) : row.changes),
       }));
     },
   };

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { LockHolder } from './lock.js';
-import { CONTROL_PATH, type CommandRequest, type CommandResult } from './protocol.js';
+import { commandResultOf, CONTROL_PATH, controlAnswerSchema, type CommandRequest, type CommandResult } from './protocol.js';
 import { errorCode } from '../values.js';
 
 /** The tool holds DATA_DIR but its control endpoint cannot be used: the message says what to do instead. */
@@ -30,8 +30,10 @@ export async function runThroughTool(holder: LockHolder, body: CommandRequest, t
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           try {
-            const parsed = JSON.parse(text) as CommandResult & { error?: string };
-            if (res.statusCode === 200) resolve(parsed);
+            const parsed = controlAnswerSchema.parse(JSON.parse(text));
+            const result = res.statusCode === 200 ? commandResultOf(parsed) : undefined;
+            if (result) resolve(result);
+            else if (res.statusCode === 200) throw new Error('incomplete result');
             else reject(new ToolUnreachableError(`the running proctor-lti (pid ${holder.pid}) refused the command: ${parsed.error ?? res.statusCode}. Make the change in the admin console: ${consoleUrl}`));
           } catch {
             reject(new ToolUnreachableError(`the running proctor-lti (pid ${holder.pid}) answered something unexpected. Make the change in the admin console: ${consoleUrl}`));

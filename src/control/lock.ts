@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { errorCode } from '../values.js';
 
 /**
@@ -56,11 +57,19 @@ function isAlive(holder: LockHolder): boolean {
   }
 }
 
+/** A lock file as another process wrote it: pid and kind are what matter; the rest is for messages. */
+const lockHolderSchema = z.object({
+  pid: z.number(),
+  kind: z.enum(['tool', 'cli']),
+  hostname: z.string().catch(''),
+  startedAt: z.string().catch(''),
+  control: z.object({ port: z.number(), token: z.string(), publicUrl: z.string() }).optional().catch(undefined),
+});
+
 function parse(text: string): LockHolder | undefined {
   try {
-    const value = JSON.parse(text) as Partial<LockHolder>;
-    if (typeof value.pid !== 'number' || (value.kind !== 'tool' && value.kind !== 'cli')) return undefined;
-    return value as LockHolder;
+    const parsed = lockHolderSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }

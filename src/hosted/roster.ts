@@ -7,6 +7,7 @@ import { countRosterRequest, timeNamesRolesFetch } from '../metrics.js';
 import type { ContextStore, LtiContextRecord } from './contexts.js';
 import { buildRoster, isActive } from './roster-build.js';
 import { isCourseStaffRole } from '../lti/roles.js';
+import { propertyOf } from '../values.js';
 
 /** A course roster ready to send: the JSON text of its [id, name] pairs. */
 export interface RosterBody {
@@ -54,7 +55,7 @@ export class RosterError extends Error implements AnswerableError {
 
 /** The Names and Roles failure kinds of src/lti/names-roles.ts, without importing the LTI layer's classes. */
 function failureOf(error: unknown): string | undefined {
-  const failure = (error as { failure?: unknown } | undefined)?.failure;
+  const failure = propertyOf(error, 'failure');
   return typeof failure === 'string' ? failure : undefined;
 }
 
