@@ -17,6 +17,10 @@ export async function signedInAgent(app: TestApp, password = ADMIN_TEST_PASSWORD
   const form = await agent.get('/admin/sign-in').expect(200);
   const response = await agent.post('/admin/sign-in').type('form').send({ _csrf: csrfFrom(form.text), password, next: '/admin' });
   assert.equal(response.status, 303, response.text.slice(0, 500));
+  // The first page after sign-in replaces the CSRF cookie of the sign-in form with one of this session. A request
+  // is built with the cookies the agent holds when it is created: in `agent.post(…).send({ _csrf: await csrf() })`
+  // that is before csrf() runs, so the new cookie must be in the jar before the first such post.
+  await agent.get('/admin').expect(200);
   return {
     agent,
     async csrf() {

@@ -10,6 +10,12 @@ import { startEmulator, type EmulatorServer } from '../../helpers/proctoring.js'
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { emulator, launchAs } from '../../helpers/launches.js';
 
+interface Attempt {
+  id: string;
+  userId: string;
+  accountRef?: string;
+}
+
 const EU_ACCOUNT = { consumerKey: 'eu-campus-key', secret: 'eu-campus-secret-0001', region: 'EU', active: true };
 
 describe('webhook matching stays within the proctoring account', () => {
@@ -17,6 +23,7 @@ describe('webhook matching stays within the proctoring account', () => {
   let eu: EmulatorServer;
   let euEmulator: EmulatorServer['emulator'];
   let platform: { issuer: string; clientId: string };
+  let launched: { onDefault: Attempt; onEu: Attempt };
 
   const rowOf = async (deliveryId: string) =>
     (await app.db.query<{ attempt_id: string | null; problems: string[] }>('SELECT attempt_id, problems FROM webhook_deliveries WHERE id = $1', [deliveryId])).rows[0];
@@ -28,7 +35,7 @@ describe('webhook matching stays within the proctoring account', () => {
       )
     ).rows[0];
   /** A student's candidate launch; returns the attempt it started (with the pseudonymous user id). */
-  async function candidateLaunch(): Promise<{ id: string; userId: string; accountRef?: string }> {
+  async function candidateLaunch(): Promise<Attempt> {
     const launched = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
     assert.equal(launched.response.status, 302, launched.response.text.slice(0, 300));
     const row = (await app.db.query<{ id: string; user_id: string; account_ref: string | null }>("SELECT id, user_id, account_ref FROM attempts WHERE status = 'started' ORDER BY started_at DESC LIMIT 1")).rows[0];
@@ -46,34 +53,36 @@ describe('webhook matching stays within the proctoring account', () => {
     platform = { issuer: registration.issuer, clientId: registration.clientId };
     await app.tool.accounts.create({ id: 'eu-campus', name: 'EU campus', region: 'EU', baseUrl: euBaseUrl, consumerKey: EU_ACCOUNT.consumerKey, secret: EU_ACCOUNT.secret });
     await app.tool.webhooks.subscriptions.subscribe({ accountRef: 'eu-campus' });
+    // The same student launches once through each account: the attempts every test reports on.
+    const onDefault = await candidateLaunch();
+    await createAttemptStore(app.db).finish(onDefault.id, 'submitted');
+    await app.tool.accounts.assign(platform, 'eu-campus');
+    const onEu = await candidateLaunch();
+    await createAttemptStore(app.db).finish(onEu.id, 'submitted');
+    await app.tool.accounts.assign(platform, DEFAULT_ACCOUNT_ID);
+    launched = { onDefault, onEu };
   });
   after(async () => {
     await eu?.close();
     await app.close();
   });
 
-  it('records on each attempt the account its launch went through', async () => {
-    const onDefault = await candidateLaunch();
-    assert.equal(onDefault.accountRef, DEFAULT_ACCOUNT_ID);
-    await createAttemptStore(app.db).finish(onDefault.id, 'submitted');
-    await app.tool.accounts.assign(platform, 'eu-campus');
-    const onEu = await candidateLaunch();
-    assert.notEqual(onEu.id, onDefault.id);
-    assert.equal(onEu.accountRef, 'eu-campus');
-    await createAttemptStore(app.db).finish(onEu.id, 'submitted');
-    await app.tool.accounts.assign(platform, DEFAULT_ACCOUNT_ID);
+  it('records on each attempt the account its launch went through', () => {
+    assert.equal(launched.onDefault.accountRef, DEFAULT_ACCOUNT_ID);
+    assert.equal(launched.onEu.accountRef, 'eu-campus');
+    assert.notEqual(launched.onEu.id, launched.onDefault.id);
   });
 
   /** The launched attempt of each account: the same student launched once through each. */
   async function launchedAttempts() {
-    const rows = (await app.db.query<{ id: string; user_id: string; exam_id: string; account_ref: string }>('SELECT id, user_id, exam_id, account_ref FROM attempts WHERE account_ref IS NOT NULL ORDER BY started_at')).rows;
-    assert.deepEqual(rows.slice(0, 2).map((row) => row.account_ref), [DEFAULT_ACCOUNT_ID, 'eu-campus']);
-    return rows;
+    const ids = [launched.onDefault.id, launched.onEu.id];
+    const rows = (await app.db.query<{ id: string; user_id: string; exam_id: string; account_ref: string }>('SELECT id, user_id, exam_id, account_ref FROM attempts WHERE id = ANY($1)', [ids])).rows;
+    return ids.map((id) => rows.find((row) => row.id === id));
   }
   /** A candidate who has an attempt through one account only. */
   async function candidateOnlyOn(accountRef: string, userId: string) {
-    const [launched] = await launchedAttempts();
-    return createAttemptStore(app.db).startOrResume({ examId: launched!.exam_id, userId, isTest: false, accountRef });
+    const [first] = await launchedAttempts();
+    return createAttemptStore(app.db).startOrResume({ examId: first!.exam_id, userId, isTest: false, accountRef });
   }
 
   const cases = [
