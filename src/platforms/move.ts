@@ -287,6 +287,9 @@ export function moveAuditEntry(from: PlatformRef, to: PlatformRef, plan: MovePla
       { field: 'exams', new: String(plan.exams) },
       { field: 'courses', new: String(plan.courses) },
       { field: 'deployments', new: JSON.stringify(plan.deployments) },
+      { field: 'studentIds', new: plan.studentIds },
+      { field: 'addressesRewritten', new: String(plan.addressRewrites.length) },
+      { field: 'addressesToCheck', new: String(plan.addressesToCheck.length) },
     ],
   };
 }

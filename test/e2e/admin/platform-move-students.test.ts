@@ -9,6 +9,7 @@ import supertest from 'supertest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { ADMIN_TEST_PASSWORD, signedInAgent } from '../../helpers/admin.js';
 import { demoExam, derived, launchAs, oneCall, saveExamSettings } from '../../helpers/launches.js';
+import { createAuditLog } from '../../../src/admin/audit.js';
 import { platformKey } from '../../../src/lti/identifiers.js';
 import { invalidateReadCaches } from '../../../src/db/read-cache.js';
 import { pathOf } from '../../helpers/urls.js';
@@ -144,6 +145,11 @@ describe('a platform at a new address: refused launches lead to the move, and th
 
     const confirmed = await post('', { from: oldKey, to: newKey });
     assert.equal(confirmed.status, 303, confirmed.text.slice(0, 500));
+    const [audited] = await createAuditLog(app.db).list({ action: 'platform.move' });
+    assert.deepEqual(
+      audited?.changes.filter((c) => ['studentIds', 'addressesRewritten', 'addressesToCheck'].includes(c.field)).map((c) => [c.field, c.new]),
+      [['studentIds', 'kept'], ['addressesRewritten', '1'], ['addressesToCheck', '0']],
+    );
     const movedExam = await app.db.query<{ settings: Record<string, string> }>('SELECT settings FROM exams WHERE id = $1', [exam.id]);
     assert.equal(movedExam.rows[0]?.settings.launch_url, rewrittenQuiz);
 

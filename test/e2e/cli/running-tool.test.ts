@@ -145,6 +145,7 @@ describe('CLI against a running tool', () => {
     const dry = cli(...move, '--dry-run');
     assert.equal(dry.status, 0, dry.stderr);
     assert.match(dry.stdout, /Would move .*deployments 3 → 9.*proctoring account: eu-campus/s);
+    assert.match(dry.stdout, /students keep their ids \(same issuer\): 0 accommodation\(s\), 0 attempt\(s\) \(0 in progress\) follow them/);
     const moved = cli(...move);
     assert.equal(moved.status, 0, moved.stderr);
     assert.match(cli('account', 'list').stdout, /used by https:\/\/moodle\.running\.example\.edu \(client id running-3\)/);
