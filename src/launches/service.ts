@@ -231,6 +231,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
       settings: plan?.settings ?? exam.settings,
       displayName: displayNameFor(launch),
       returnUrl: launch.returnUrl,
+      instructions: exam.instructions,
     });
     return { kind: 'redirect', url, start };
   }

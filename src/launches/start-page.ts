@@ -24,6 +24,8 @@ export interface CandidateStart {
   practice: boolean;
   /** Exempted from proctoring (an accommodation): the button opens the quiz itself, nothing is recorded or checked. */
   exempt: boolean;
+  /** The instructor's own words to students, shown as typed (escaped, line breaks kept). */
+  instructions?: string;
   recorded: RecordedItem[];
   checked: CheckedItem[];
   needed: NeededItem[];
@@ -82,6 +84,8 @@ export interface CandidateFacts {
   /** What requests.ts's displayNameFor sends (undefined: the pseudonymous id only). */
   displayName: string | undefined;
   returnUrl?: string;
+  /** The instructor's own words to students (the exam's `instructions`); '' or absent: none. */
+  instructions?: string;
 }
 
 export function candidateStart(facts: CandidateFacts): CandidateStart {
@@ -91,6 +95,7 @@ export function candidateStart(facts: CandidateFacts): CandidateStart {
     courseTitle: facts.courseTitle,
     practice: facts.practice,
     exempt: facts.exempt === true,
+    instructions: facts.instructions || undefined,
     ...(facts.exempt ? { recorded: [], checked: [], needed: [] } : checksOf(facts.settings.exam_settings)),
     nameSent: facts.displayName !== undefined,
     after: afterExam(facts.settings.tool?.redirect ?? 'lms', facts.returnUrl),

@@ -53,3 +53,8 @@ export function dataForPage(value: unknown, depth = 8): unknown {
   if (prototype !== Object.prototype && prototype !== null) return value;
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, dataForPage(item, depth - 1)]));
 }
+
+/** Text with those characters removed, line breaks and tabs kept: typed text a page will show as it reads. */
+export function withoutHiddenCharacters(text: string): string {
+  return text.replace(HIDDEN_IN_PAGES, '');
+}

@@ -156,6 +156,7 @@ export interface ToolSettingField {
   group: ToolSettingGroup;
   label: string;
   help: string;
+  maxLength?: number;
   members: Array<{ name: string; label: string; value: unknown }>;
 }
 
@@ -165,7 +166,7 @@ export function toolSettingFields(t: Translate, values: ToolSettingValues, defau
     if (!wire?.control) return [];
     const shown = wire.show(values, defaultZone);
     const members = wire.members.map((member) => ({ name: member, label: wire.members.length > 1 ? t(key(row, `members.${member}`)) : t(key(row, 'label')), value: shown[member] }));
-    return [{ name: row.name, control: wire.control, group: wire.group, label: t(key(row, 'label')), help: t(key(row, 'help')), members }];
+    return [{ name: row.name, control: wire.control, group: wire.group, label: t(key(row, 'label')), help: t(key(row, 'help')), maxLength: wire.maxLength, members }];
   });
 }
 

@@ -17,7 +17,7 @@ export type AttemptFlag = keyof Pick<Attempt, 'practice' | 'exempt'>;
  * The objects of the settings API and of exams files that carry tool-side settings, each optional (absent:
  * left as they are). A row names one; a new object is one more name here.
  */
-export const TOOL_SETTING_GROUPS = ['availability'] as const;
+export const TOOL_SETTING_GROUPS = ['availability', 'students'] as const;
 export type ToolSettingGroup = (typeof TOOL_SETTING_GROUPS)[number];
 
 /** One recorded change (`exam_settings_changes`): the path names the member, the values are in words-ready form. */
@@ -41,13 +41,15 @@ export type ToolSettingControl =
   /** Wall-clock times (`datetime-local`) for the members but the last, and the last a time-zone list. */
   | 'times-in-zone'
   /** One checkbox. */
-  | 'checkbox';
+  | 'checkbox'
+  /** A few lines of free text (`maxLength`: its bound in characters). */
+  | 'text';
 
 /** Something the hub shows about a setting's value: a badge beside the exam's status, or a line below it. */
 export interface HubMark {
   place: 'badge' | 'line';
   /** badge: `badge-<tone>`; line: its class. */
-  tone: 'info' | 'warn' | 'hub-window' | 'hub-notice';
+  tone: 'info' | 'warn' | 'hub-window' | 'hub-notice' | 'hub-instructions';
   /** The element's identifying attribute, e.g. `data-practice`, or `data-window` with a value. */
   attribute: { name: string; value?: string };
   /** One of the row's `words`. */
@@ -115,6 +117,8 @@ export interface ToolSettingRow<V extends object, R extends string = string> {
     parse(members: Readonly<Record<string, unknown>>): ParsedSetting<V, R>;
     /** The form control; absent: not on the settings form. */
     control?: ToolSettingControl;
+    /** For a `text` control: the most characters `parse` accepts (the form's textarea stops there too). */
+    maxLength?: number;
   };
   /** Rule codes `parse` reports (besides `type`), each with its sentence at `settings:rules.<rule>`. */
   rules: readonly R[];

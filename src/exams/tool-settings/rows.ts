@@ -1,5 +1,6 @@
 import { availabilityAt, isTimeZone, recordedTime, wallClock, zonedInstant } from '../availability.js';
 import { toolSetting, type HubMark, type ToolSettingProblem } from './row.js';
+import { withoutHiddenCharacters } from '../../text/control-characters.js';
 
 /**
  * The tool-side exam settings, one row each (row.ts says what a row holds; docs/exams.md "Adding a setting"
@@ -147,4 +148,42 @@ const practice = toolSetting({
   words: ['badge'],
 });
 
-export const TOOL_SETTING_ROWS = [availability, quizAddressCheck, practice] as const;
+/** The longest instructions, in characters (a few sentences: the start page is read just before the exam). */
+export const MAX_INSTRUCTIONS = 500;
+
+/**
+ * The instructor's own words to students, in any language, on the start page and in the hub: stored as typed
+ * (line breaks as \n), shown escaped; characters that change how text is shown (controls, bidi overrides) are
+ * dropped, so the words cannot reorder the page around them.
+ */
+const instructions = toolSetting<{ instructions: string }, 'instructions_too_long'>({
+  name: 'instructions',
+  properties: ['instructions'],
+  storage: { kind: 'document', read: (stored) => ({ instructions: typeof stored === 'string' ? stored : '' }), write: (value) => value.instructions },
+  initial: { instructions: '' },
+  example: { instructions: 'Bring a pencil <b>and</b> scrap paper.\nأحضر قلمًا — 带上铅笔。' },
+  invalid: ({ instructions: text }) => ([...text].length > MAX_INSTRUCTIONS ? `instructions longer than ${MAX_INSTRUCTIONS} characters` : undefined),
+  wire: {
+    group: 'students',
+    members: ['instructions'],
+    control: 'text',
+    maxLength: MAX_INSTRUCTIONS,
+    show: (value) => ({ instructions: value.instructions }),
+    parse: (members) => {
+      const raw = members.instructions;
+      if (raw === undefined || raw === null) return { ok: true, value: { instructions: '' } };
+      if (typeof raw !== 'string') return { ok: false, problems: [{ path: 'students.instructions', rule: 'type' }] };
+      const text = withoutHiddenCharacters(raw.replace(/\r\n?/g, '\n')).trim();
+      if ([...text].length > MAX_INSTRUCTIONS) return { ok: false, problems: [{ path: 'students.instructions', rule: 'instructions_too_long', params: { max: String(MAX_INSTRUCTIONS) } }] };
+      return { ok: true, value: { instructions: text } };
+    },
+  },
+  rules: ['instructions_too_long'],
+  changes: (before, after) => (before.instructions === after.instructions ? [] : [{ path: 'students.instructions', before: before.instructions, after: after.instructions }]),
+  history: ['students.instructions'],
+  copy: (source) => ({ instructions: source.instructions }),
+  hub: (value) => (value.instructions ? [{ place: 'line', tone: 'hub-instructions', attribute: { name: 'data-instructions' }, word: 'hub.shown', values: { text: value.instructions } }] : []),
+  words: ['hub.shown'],
+});
+
+export const TOOL_SETTING_ROWS = [availability, quizAddressCheck, practice, instructions] as const;

@@ -12,6 +12,7 @@ import { assertAnsweredPagesAccessible } from '../../helpers/axe.js';
 import { withBrowser } from '../../helpers/browser.js';
 import { demoExam, launchAs, pressHubButton, saveExamSettings } from '../../helpers/launches.js';
 import { settingsDocument } from '../../helpers/proctoring.js';
+import { invalidateReadCaches } from '../../../src/db/read-cache.js';
 
 const off: ExamSettings = { ...EXAM_SETTINGS_OFF };
 
@@ -181,7 +182,11 @@ describe('start page through the real app', () => {
 
   it('in Chromium: axe clean, no sideways overflow at 1,280 and 390 px, staff and student pages', async (t) => {
     await withSettings({ record_video: true, verify_video: true, verify_id: 2, record_desk: 1, live_proctor: true, record_audio: true, verify_audio: true });
+    // The instructor's own words, long and in two scripts, stay inside the page at 390 px.
+    await app.db.query('UPDATE exams SET tool_settings = tool_settings || $2::jsonb WHERE id = $1', [exam.id, JSON.stringify({ instructions: `Bring your student card.\n${'أحضر بطاقة هويتك الجامعية. '.repeat(8)}https://example.edu/a-very-long-address-without-any-break-in-it` })]);
+    invalidateReadCaches();
     const student = (await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'iframe' })).response.text;
+    assert.match(student, /data-instructions>Bring your student card\.\n/);
     const live = (await pressHubButton(await launchAs(app, { user: 'instructor', flavor: 'moodle', presentation: 'iframe' }), 'live')).text;
     await withBrowser(t, async (context) => {
       await assertAnsweredPagesAccessible(await context.newPage(), app.baseUrl, [['student', student], ['live', live]]);

@@ -146,12 +146,13 @@ describe('tool-side exam settings: every row is wired everywhere', () => {
         assert.ok(html.includes(english(`settings:toolSettings.${row.name}.help`)), 'its help');
         const shown = row.wire.show(example, 'UTC');
         for (const member of row.wire.members) {
-          const control = new RegExp(`<(input|select)[^>]* id="${fieldId(`${row.wire.group}.${member}`)}" name="${row.wire.group}\\.${member}"[^>]*data-tool-setting="[a-z]+"[^>]*>`).exec(html);
+          const control = new RegExp(`<(input|select|textarea)[^>]* id="${fieldId(`${row.wire.group}.${member}`)}" name="${row.wire.group}\\.${member}"[^>]*data-tool-setting="[a-z]+"[^>]*>`).exec(html);
           assert.ok(control, `a control for ${row.wire.group}.${member}`);
           assert.ok(html.includes(`id="${fieldId(`${row.wire.group}.${member}`)}-error"`), `a place for ${member}'s error`);
           const value = shown[member];
           if (typeof value === 'boolean') assert.equal(/ checked/.test(control[0]), value, member);
           else if (control[1] === 'input') assert.ok(control[0].includes(`value="${String(value ?? '')}"`), `${member} shows ${String(value)}`);
+          else if (control[1] === 'textarea') assert.ok(html.includes(`${control[0]}${ejs.escapeXML(String(value ?? ''))}</textarea>`), `${member} shows ${String(value)}, escaped`);
           else assert.ok(html.includes(`<option value="${String(value)}" selected>`), `${member} selects ${String(value)}`);
         }
       });
