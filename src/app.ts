@@ -29,6 +29,8 @@ import { createRolePolicy } from './institution/role-policy.js';
 import { createInstitutionSettingsStore } from './institution/settings.js';
 import { createLaunchLog, type LaunchLog } from './launches/log.js';
 import { createReturnRoutes } from './launches/return-routes.js';
+import { createAssessmentRoutes } from './launches/assessment-routes.js';
+import { createAssessmentHandoffStore, type AssessmentHandoffStore } from './launches/assessment-handoffs.js';
 import { createLaunchHandler, createLaunchRoutes } from './launches/routes.js';
 import { createLaunchService } from './launches/service.js';
 import { createConfiguredLtiAdapter } from './lti/configured-adapter.js';
@@ -149,7 +151,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const launchLog = createLaunchLog(db);
   let abandoned = false;
   const retention = scheduleRetention({ db, settings: config.retention, audit: createAuditLog(db), logger });
-  const handleLaunch = mountSessionRoutes({ config, db, logger, lti, secret, proctoring, launchLog, abandoned: () => abandoned, now: deps.now, ...features });
+  const handoffs = createAssessmentHandoffStore(db);
+  const handleLaunch = mountSessionRoutes({ config, db, logger, lti, secret, proctoring, launchLog, abandoned: () => abandoned, now: deps.now, handoffs, ...features });
 
   // Launches refused for an unknown client id or deployment of a registered issuer, and each platform's
   // last launch and roles seen: for the admin console.
@@ -199,6 +202,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     res.render('home', { title: translatorOf(req, res).t('common:home.title'), sandbox: Boolean(sandbox), canvasConfigUrl: toolUrl(config, LTI_ROUTES.canvasConfig) });
   });
   app.use(createReturnRoutes({ attempts: proctoring.attempts, exams, secret }));
+  app.use(createAssessmentRoutes({ handoffs, sign: (platform, claims) => lti.signToolMessage(platform, claims), logger }));
   app.use(notFound);
   app.use(handleError satisfies ErrorRequestHandler);
 
@@ -289,6 +293,8 @@ async function createProctoring({ config, db, logger, baseUrl, secret, secretBox
 type Proctoring = Awaited<ReturnType<typeof createProctoring>>;
 
 interface SessionRoutesDeps {
+  /** LTI Proctoring Services' hand-offs (the launch stores them, the hand-off page uses them). */
+  handoffs: AssessmentHandoffStore;
   config: Config;
   db: Database;
   logger: Logger;
@@ -341,8 +347,9 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
     baseUrl: toolUrl(config, ''),
     now: deps.now,
     logger,
+    handoffs: deps.handoffs,
   });
-  const launchRouteDeps = { service, lti, csrf, logger };
+  const launchRouteDeps = { service, lti, csrf, logger, secureCookies: config.publicUrl.protocol === 'https:' };
   const deepLinking = createDeepLinkingHandler({ lti, db, decide: rolePolicy, csrf, pseudonymSecret: secret, lmsPresets, launchUrl: toolUrl(config, LTI_ROUTES.launch) });
   // Every page of a session speaks the language the LMS launched it in.
   lti.sessionRouter.use(launchLocale(async (res) => (typeof res.locals.ltik === 'string' ? (await lti.launchOf(res)).locale : undefined)));

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { REGISTRATION_LINK_TTL_RANGE, toolUrl } from '../config.js';
 import { LTI_ROUTES } from '../lti/paths.js';
+import { isStaticPreset, presetEndpoints, type StaticPreset } from '../lti/platform-presets.js';
 import { createRegistrationLinks } from '../lti/registration-links.js';
 import { forTerminal, jsonForTerminal } from '../text/control-characters.js';
 import { recordChange } from './audit.js';
@@ -26,19 +27,30 @@ export function addPlatformCommands(program: Command, withDatabase: WithDatabase
     .option('--deployment-id <id>', 'a deployment id, required (repeat for several)', collect, [])
     .option('--name <name>', 'a display name')
     .option('--authorization-server <aud>', 'the aud for access-token requests when it differs from the token URL')
-    .action(async (options: { issuer?: string; clientId?: string; authUrl?: string; tokenUrl?: string; jwksUrl?: string; deploymentId: string[]; name?: string; authorizationServer?: string }) => {
+    .option('--lms <learn|openedx>', "fill in the LMS's endpoints: Blackboard Learn (from --client-id) or Open edX (from --lms-url and --lti-config-id)", (value) => {
+      if (!isStaticPreset(value)) throw new InvalidArgumentError('--lms must be learn or openedx');
+      return value;
+    })
+    .option('--lms-url <url>', "Open edX: the LMS's address (its issuer)")
+    .option('--lti-config-id <id>', "Open edX: the LTI configuration's id (in its key set and token URLs)")
+    .action(async (options: { issuer?: string; clientId?: string; authUrl?: string; tokenUrl?: string; jwksUrl?: string; deploymentId: string[]; name?: string; authorizationServer?: string; lms?: StaticPreset; lmsUrl?: string; ltiConfigId?: string }) => {
       const { checkPlatformInput, describeProblems } = await import('./validation.js');
-      const checked = checkPlatformInput({ ...options, deploymentIds: options.deploymentId });
+      // Values given on the command line win over the preset's.
+      const preset = options.lms ? presetEndpoints(options.lms, { clientId: options.clientId, lmsUrl: options.lmsUrl ?? options.issuer, configId: options.ltiConfigId }) : {};
+      const given = Object.fromEntries(Object.entries({ issuer: options.issuer, authUrl: options.authUrl, tokenUrl: options.tokenUrl, jwksUrl: options.jwksUrl }).filter((entry) => entry[1] !== undefined));
+      const checked = checkPlatformInput({ ...options, ...preset, ...given, deploymentIds: options.deploymentId });
       if (!checked.ok) {
         err(`Nothing was registered:\n${describeProblems(checked.problems)}`);
         fail();
         return;
       }
       const input = checked.value;
-      await withLti(async (lti, { db }) => {
+      await withLti(async (lti, { db, config }) => {
         await lti.platforms.register(input);
         await recordChange(db, { action: 'platform.add', target: `${input.issuer} (client id ${input.clientId})`, changes: [{ field: 'deploymentIds', new: input.deploymentIds.join(', ') }] });
         out(forTerminal(`Registered ${input.issuer} (client id ${input.clientId}), deployments: ${input.deploymentIds.join(', ')}`));
+        // Learn and Open edX start proctored assessments through LTI Proctoring Services at the launch URL.
+        if (options.lms) err(`Proctoring launch URL (LTI Proctoring Services): ${toolUrl(config, LTI_ROUTES.launch)}`);
       });
     });
 

@@ -15,6 +15,25 @@ export const EXTENSION_ID = /^(?:[a-p]{32}|\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a
  * domain, the extension allowlist, which LMS roles count as proctors, and defaults for exams.
  * The logo image itself is kept by the hosted endpoints (src/hosted/).
  */
+/** The platforms whose LTI Proctoring Services flow the tool knows (their assessment pages have default patterns). */
+export const PROCTORING_SERVICES_LMS = ['blackboard-ultra', 'open-edx', 'custom'] as const;
+export type ProctoringServicesLms = (typeof PROCTORING_SERVICES_LMS)[number];
+
+/**
+ * What an assessment the tool has never seen runs with when a platform starts it through LTI Proctoring Services:
+ * a security preset's settings, and the patterns of the platform's assessment pages (`{origin}`: the origin of
+ * the platform's start_assessment_url). Each member absent: the built-in default for the platform.
+ */
+export const proctoringServicesDefaultsSchema = z.strictObject({
+  lms: z.enum(PROCTORING_SERVICES_LMS).optional(),
+  securityPreset: z.string().min(1).max(50).optional(),
+  examTake: z.string().max(1000).optional(),
+  examEnd: z.string().max(1000).optional(),
+  /** Whether the tool asks the platform to send LtiEndAssessment at the end (default: yes). */
+  endAssessmentReturn: z.boolean().optional(),
+});
+export type ProctoringServicesDefaults = z.infer<typeof proctoringServicesDefaultsSchema>;
+
 export const institutionSettingsSchema = z.strictObject({
   /** Colours only: logo_url always points at the tool's own logo endpoint. */
   branding: brandingSchema.omit({ logo_url: true }).default({}),
@@ -28,6 +47,8 @@ export const institutionSettingsSchema = z.strictObject({
   /** Mobile-app pre-authentication URLs (pre_auth / post_auth), when the institution uses the mobile app. */
   preAuth: z.url({ protocol: /^https?$/ }).max(600).optional(),
   postAuth: z.url({ protocol: /^https?$/ }).max(600).optional(),
+  /** LTI Proctoring Services (Blackboard Learn Ultra, Open edX): defaults for assessments the tool has never seen. */
+  proctoringServices: proctoringServicesDefaultsSchema.default({}),
 });
 
 export type InstitutionSettings = z.infer<typeof institutionSettingsSchema>;

@@ -1,3 +1,4 @@
+import type { Attempt } from '../exams/attempts.js';
 import type { Exam } from '../exams/store.js';
 import type { ExamSettingsDocument } from '../exams/settings/document.js';
 import { AppError } from '../http/errors.js';
@@ -11,6 +12,10 @@ import { isTestLaunch, noCourseError, notConfiguredError, quizAddressUncheckedEr
 export interface CandidatePlan {
   settings: ExamSettingsDocument;
   exempt: boolean;
+  /** LTI Proctoring Services: the platform's attempt number (one attempt per number). */
+  ltiAttemptNumber?: number;
+  /** Called with the attempt before the request is sent (the hand-off of LTI Proctoring Services is stored then). */
+  onAttempt?: (attempt: Attempt) => Promise<void>;
 }
 
 /** The proctoring URL of each Launch API endpoint for one session: the request built, sent, its URL returned. */
@@ -46,8 +51,8 @@ export function createProctoringUrls(deps: LaunchServiceDeps): ProctoringUrls {
     async candidate(session, exam, plan) {
       // A stored document that no longer passes: the request would break the same rules, so none is sent.
       if (exam?.invalidSettings) throw new ProctoringRequestInvalid(exam.invalidSettings.violations, 'candidate_launch');
-      if (!exam || !exam.settings) throw notConfiguredError();
-      const settings = plan?.settings ?? exam.settings;
+      const settings = plan?.settings ?? exam?.settings;
+      if (!exam || !settings) throw notConfiguredError();
       if (exam.quizAddressCheck) throw quizAddressUncheckedError();
       if (exam.status === 'closed') {
         throw new AppError(409, 'exam_closed', 'This exam is closed', 'This proctored exam is not open for students at the moment. Contact your instructor if you expected it to be open.', { ordinary: true, messageKey: 'common:errors.examClosed' });
@@ -55,7 +60,9 @@ export function createProctoringUrls(deps: LaunchServiceDeps): ProctoringUrls {
       const { launch, decision } = session;
       const account = deps.proctoringAccountFor ? await deps.proctoringAccountFor({ issuer: launch.issuer, clientId: launch.clientId }) : undefined;
       const exempt = plan?.exempt === true;
-      const attempt = await deps.attempts.startOrResume({ examId: exam.id, userId: session.userId, isTest: isTestLaunch(launch, decision), practice: exam.practice, exempt, returnUrl: launch.returnUrl, accountRef: account?.accountRef, validForSeconds: linkTtlSeconds('candidate', expireFor('candidate', settings.expire)) });
+      const start = { examId: exam.id, userId: session.userId, isTest: isTestLaunch(launch, decision), practice: exam.practice, exempt, returnUrl: launch.returnUrl, accountRef: account?.accountRef, validForSeconds: linkTtlSeconds('candidate', expireFor('candidate', settings.expire)) };
+      const attempt = plan?.ltiAttemptNumber === undefined ? await deps.attempts.startOrResume(start) : await deps.attempts.startOrResumeNumbered({ ...start, ltiAttemptNumber: plan.ltiAttemptNumber });
+      await plan?.onAttempt?.(attempt);
       // Exempted from proctoring: straight to the quiz, recorded on the attempt, nothing sent to the service.
       if (exempt) return settings.launch_url;
       const ids = idsFor(session, exam);

@@ -23,15 +23,33 @@ export interface LaunchRoutesDeps {
   csrf: Csrf;
   /** Each request's session logs to this logger's child for the request (`requestLogger`). */
   logger: Logger;
+  /** The tool is served over https: cookies it sets for other sites' navigations are SameSite=None; Secure. */
+  secureCookies?: boolean;
 }
 
 async function respond(req: Request, res: Response, deps: LaunchRoutesDeps, session: LaunchSession, outcome: LaunchOutcome, atLaunch = false): Promise<void> {
   // A page that posts the session token back needs the session stored; a redirect or a closed exam does not.
-  if (outcome.kind !== 'redirect' && outcome.kind !== 'unavailable') await deps.lti.keepSession(res);
+  if (outcome.kind !== 'redirect' && outcome.kind !== 'unavailable' && outcome.kind !== 'assessment-ended') await deps.lti.keepSession(res);
   switch (outcome.kind) {
     case 'redirect':
+      if (outcome.handoffCookie) {
+        // Sent back only by this browser, only to the hand-off's own page, which the proctoring service navigates to.
+        const secure = deps.secureCookies === true;
+        const { name, value, path, expires } = outcome.handoffCookie;
+        res.cookie(name, value, { httpOnly: true, secure, sameSite: secure ? 'none' : 'lax', path, expires });
+      }
       respondWithProctoringUrl(req, res, session.launch, outcome.url, outcome.start);
       return;
+    case 'assessment-ended': {
+      res.set('Cache-Control', 'no-store');
+      // The platform's own page when it named one; else the tool says the session has ended.
+      if (outcome.returnUrl && /^https?:\/\//i.test(outcome.returnUrl)) {
+        res.redirect(303, outcome.returnUrl);
+        return;
+      }
+      res.render('launch/returned', { title: translatorOf(req, res).t('student:returned.submittedTitle'), submitted: true });
+      return;
+    }
     case 'settings':
       continueTo(res, LAUNCH_PATHS.settings(outcome.examId), deps.lti.ltikOf(res), translatorOf(req, res).t('student:continue.settingsTitle'));
       return;

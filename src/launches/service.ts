@@ -27,6 +27,9 @@ import type { Violation } from '../proctoring/contract.js';
 import type { CourseNamesSource, NamesStatus } from '../hosted/course-names.js';
 import { applyOverride } from '../exams/accommodations/override.js';
 import type { CandidatePlan } from './proctoring-urls.js';
+import type { AssessmentHandoffStore } from './assessment-handoffs.js';
+import { createProctoringLaunches, proctoringCandidate, type HandoffCookie } from './proctoring-launch.js';
+import { isProctoringMessageType } from '../lti/proctoring-claims.js';
 
 /** The Launch API operations launches use: the typed, validating proctoring client. */
 export type ProctoringLaunches = Pick<ProctoringClient, 'candidateLaunch' | 'reviewerLaunch' | 'liveLaunch' | 'launchpad'>;
@@ -74,6 +77,8 @@ export interface LaunchServiceDeps {
   now?: () => Date;
   /** Lines written outside a session; a session's lines go to its own logger (`LaunchSession.logger`). */
   logger: Logger;
+  /** LTI Proctoring Services' hand-offs; without them an `LtiStartProctoring` is refused as a wrong launch. */
+  handoffs?: AssessmentHandoffStore;
 }
 
 /** One LTI session's launch with everything decided from it once. */
@@ -122,7 +127,10 @@ export interface ExamListView {
 }
 
 export type LaunchOutcome =
-  | { kind: 'redirect'; url: string; start: StartPage }
+  /** `handoffCookie`: LTI Proctoring Services' binding of the hand-off to this browser, set with the redirect. */
+  | { kind: 'redirect'; url: string; start: StartPage; handoffCookie?: HandoffCookie }
+  /** LTI Proctoring Services' `LtiEndAssessment`: a page, or the platform's return URL. */
+  | { kind: 'assessment-ended'; examTitle?: string; returnUrl?: string; recorded: boolean }
   | { kind: 'settings'; examId: string }
   | { kind: 'hub'; hub: HubView }
   | { kind: 'exam-list'; list: ExamListView }
@@ -201,6 +209,12 @@ export function createLaunchService(deps: LaunchServiceDeps) {
   const urls = createProctoringUrls(deps);
   const views = createLaunchViews(deps);
   const recorded = createLaunchRecorder(deps);
+  const proctoringServices = createProctoringLaunches({
+    ...deps,
+    urls,
+    resolveExam: (key, title, customExamId) => resolveExam(key, title, customExamId),
+    unavailable: (exam) => unavailableOutcome(exam, (deps.now ?? (() => new Date()))()),
+  });
 
   /** The settings this student's session runs with: the exam's, or the exam's with their accommodation laid over them. */
   async function candidatePlan(session: LaunchSession, exam: Exam, read?: { accommodation: AccommodationOverride | undefined }): Promise<CandidatePlan | undefined> {
@@ -260,7 +274,8 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     /** Decides once, from the launch and the platform's settings, who this is and where the launch goes; `logger`: the request's log. */
     async session(launch: LtiLaunch, logger: Logger = deps.logger): Promise<LaunchSession> {
       const institution = await deps.institutions.get(launch.issuer, launch.clientId);
-      const decision = decideRoles(launch, institution);
+      const roles = decideRoles(launch, institution);
+      const decision = isProctoringMessageType(launch.messageType) ? proctoringCandidate(roles) : roles;
       const target = decideLaunchTarget({ decision, hasResourceLink: Boolean(launch.resourceLink), placement: launch.placement });
       return { launch, institution, decision, target, userId: deriveUserId(deps.pseudonymSecret, launch.issuer, launch.userSub), logger };
     },
@@ -268,6 +283,8 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     /** The LTI resource-link launch itself. */
     async launch(session: LaunchSession): Promise<LaunchOutcome> {
       const { launch, decision } = session;
+      if (launch.messageType === 'LtiStartProctoring') return recorded(session, {}, (trace) => proctoringServices.start(session, trace));
+      if (launch.messageType === 'LtiEndAssessment') return recorded(session, {}, (trace) => proctoringServices.end(session, trace));
       if (launch.messageType !== 'LtiResourceLinkRequest') {
         // Deep linking has its own handler (the content picker); it must never start an exam.
         throw new AppError(400, 'not_a_resource_link', 'Wrong kind of launch', 'This link cannot open a proctored exam. Open the exam from its link in your course.', {

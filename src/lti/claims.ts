@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isRecord } from '../values.js';
+import { AP_CLAIM, isProctoringMessageType, readProctoringClaims, type ProctoringMessage } from './proctoring-claims.js';
 
 /** Claim names of LTI 1.3 / LTI Advantage, in one place. */
 export const CLAIM = {
@@ -23,6 +24,13 @@ export const CLAIM = {
   lti1p1: 'https://purl.imsglobal.org/spec/lti/claim/lti1p1',
 } as const;
 
+/**
+ * The messages the tool is launched with: resource links, the deep-linking picker, and LTI Proctoring Services'
+ * start and end of a proctored assessment (proctoring-claims.ts).
+ */
+export const LAUNCH_MESSAGE_TYPES = ['LtiResourceLinkRequest', 'LtiDeepLinkingRequest', 'LtiStartProctoring', 'LtiEndAssessment'] as const;
+export type LaunchMessageType = (typeof LAUNCH_MESSAGE_TYPES)[number];
+
 // null (some platforms send it for an empty name) is read as absent, and so is a name of the wrong type.
 const optionalText = z
   .string()
@@ -38,7 +46,7 @@ export const launchClaimsSchema = z.object({
   name: optionalText,
   given_name: optionalText,
   family_name: optionalText,
-  [CLAIM.messageType]: z.enum(['LtiResourceLinkRequest', 'LtiDeepLinkingRequest']),
+  [CLAIM.messageType]: z.enum(LAUNCH_MESSAGE_TYPES),
   [CLAIM.version]: z.literal('1.3.0'),
   [CLAIM.deploymentId]: z.string().min(1).max(255),
   [CLAIM.targetLinkUri]: z.string().optional(),
@@ -72,7 +80,7 @@ export interface LtiLaunch {
   deploymentId: string;
   userSub: string;
   displayName?: string;
-  messageType: 'LtiResourceLinkRequest' | 'LtiDeepLinkingRequest';
+  messageType: LaunchMessageType;
   roles: string[];
   context?: { id: string; label?: string; title?: string };
   resourceLink?: { id: string; title?: string };
@@ -83,9 +91,15 @@ export interface LtiLaunch {
   custom: Record<string, string>;
   namesRolesUrl?: string;
   placement?: string;
+  /** An LTI Proctoring Services message's own claims (start or end of a proctored assessment). */
+  proctoring?: ProctoringMessage;
 }
 
-export function toLaunch(claims: LaunchClaims, clientId: string): LtiLaunch {
+/**
+ * `payload`: the whole verified payload (the parsed claims keep only those named in the schema), read for the
+ * proctoring claims of an LTI Proctoring Services message.
+ */
+export function toLaunch(claims: LaunchClaims, clientId: string, payload: Readonly<Record<string, unknown>> = {}): LtiLaunch {
   const context = claims[CLAIM.context];
   const link = claims[CLAIM.resourceLink];
   const presentation = claims[CLAIM.launchPresentation];
@@ -112,7 +126,15 @@ export function toLaunch(claims: LaunchClaims, clientId: string): LtiLaunch {
     custom,
     namesRolesUrl: claims[CLAIM.nrps]?.context_memberships_url,
     placement: claims[CLAIM.canvasPlacement] ?? custom.placement,
+    proctoring: proctoringOf(claims[CLAIM.messageType], payload),
   };
+}
+
+function proctoringOf(messageType: LaunchMessageType, payload: Readonly<Record<string, unknown>>): ProctoringMessage | undefined {
+  if (!isProctoringMessageType(messageType)) return undefined;
+  const read = readProctoringClaims(messageType, payload);
+  // The token validator refused a message whose claims do not read; a stored one that no longer does has none.
+  return read.ok ? read.message : undefined;
 }
 
 /**
@@ -132,6 +154,8 @@ const PERSONAL_CLAIMS = [
 export function withoutPersonalClaims(payload: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const kept: Record<string, unknown> = { ...payload };
   for (const claim of PERSONAL_CLAIMS) delete kept[claim];
+  // LTI Proctoring Services: the person's name, picture, e-mail… the platform asks a proctoring tool to verify.
+  delete kept[AP_CLAIM.verifiedUser];
   const lis = kept[CLAIM.lis];
   if (isRecord(lis)) {
     const { person_sourcedid: _sourcedid, ...rest } = lis;

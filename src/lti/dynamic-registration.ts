@@ -113,6 +113,10 @@ export function buildRegistrationRequest(tool: ToolDescription, configuration: O
     }
     messages.push(deepLinking);
   }
+  // LTI Proctoring Services 1.0: a platform that offers the proctoring messages (Learn, Open edX) reads them here.
+  for (const type of ['LtiStartProctoring', 'LtiEndAssessment'] as const) {
+    if (supported.some((m) => m.type === type)) messages.push({ type, target_link_uri: tool.launchUrl, label: tool.name });
+  }
 
   const toolConfiguration: Record<string, unknown> = {
     domain: tool.publicUrl.host,

@@ -1,6 +1,7 @@
 import cookieParser from 'cookie-parser';
 import express, { type Application, type CookieOptions, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import { decodeJwt } from 'jose';
+import { createPrivateKey } from 'node:crypto';
+import { decodeJwt, SignJWT } from 'jose';
 import ltijs, { type LtijsPlatform, type LtijsProvider } from 'ltijs';
 import { DatabaseUnavailableError, isOutageMessage } from '../db/errors.js';
 import type { Database } from '../db/types.js';
@@ -20,6 +21,7 @@ import { holdOpenedSession, LTIJS_LAUNCH_PATH, ltijsSessionOf, openedSessionOf, 
 import { secureRandomBytes } from './secure-random.js';
 import { createNamesRolesClient, type NamesRolesMember } from './names-roles.js';
 import { LTI_ROUTES } from './paths.js';
+import { isProctoringMessageType } from './proctoring-claims.js';
 import { createPlatformKeys, MAX_KEY_SET_BYTES } from './platform-keys.js';
 import { createPlatformRegistry } from './platform-registry.js';
 import { isStorageTarget, platformOriginOf, storageProofOf, type StorageProof } from './platform-storage.js';
@@ -139,6 +141,11 @@ export interface LtiAdapter {
   sessionIdOf(req: Request): string;
   /** Signs the deep-linking response of the current deep-linking session (LTI Deep Linking 2.0 §4.2). */
   deepLinkingResponse(res: Response, items: LtiResourceLinkItem[], options?: { message?: string }): Promise<DeepLinkingResponse>;
+  /**
+   * Signs a message the tool sends a platform (LTI Proctoring Services' `LtiStartAssessment`): RS256 with the tool's
+   * key for that platform, its kid in the header (the key set at /lti/keys publishes it).
+   */
+  signToolMessage(platform: { issuer: string; clientId: string }, claims: Record<string, unknown>): Promise<string>;
   /** Every member of a context from Names and Roles, all pages; throws NamesRolesError (names-roles.ts). */
   members(platform: { issuer: string; clientId: string }, membershipsUrl: string, options?: { signal?: AbortSignal }): Promise<NamesRolesMember[]>;
   close(): Promise<void>;
@@ -382,7 +389,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     if (!state || !clientId) throw new LtiRefusal('session_expired', 'the session token carries no launch');
     const stored = await loginStates.claims(state, options.sessionMaxAgeSeconds);
     if (!stored) throw new LtiRefusal('session_expired', 'the launch behind this session has expired');
-    return toLaunch(launchClaimsSchema.parse(stored), clientId);
+    return toLaunch(launchClaimsSchema.parse(stored), clientId, stored);
   }
 
   const launched = (keepFirst: boolean) => async (_token: unknown, req: Request, res: Response, next: NextFunction) => {
@@ -465,6 +472,13 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
       return typeof issued === 'string' ? issued : (sessionTokenOf(req) ?? '');
     },
     deepLinkingResponse: (res, items, responseOptions) => deepLinkingResponse(lti, res, items, responseOptions),
+    async signToolMessage(platform, claims) {
+      const registered = await lti.getPlatform(platform.issuer, platform.clientId);
+      if (!registered) throw new LtiRefusal('unregistered_platform', `no platform registered for issuer ${platform.issuer} and client id ${platform.clientId}`);
+      return new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: await registered.platformKid() })
+        .sign(createPrivateKey(await registered.platformPrivateKey()));
+    },
     members: createNamesRolesClient({ provider: lti, encryptionKey: options.encryptionKey, userAgent: options.userAgent, http: platformHttp }).members,
     platforms: createPlatformRegistry(lti, deployments),
     async close() {
@@ -593,9 +607,11 @@ function directLoginRoute(lti: LtijsProvider, options: Pick<LtiAdapterOptions, '
   return [parseCookies, answer];
 }
 
+/** A resource-link launch, or an LTI Proctoring Services start or end of an assessment (launched the same way). */
 function isResourceLinkRequest(idToken: string): boolean {
   try {
-    return decodeJwt(idToken)[CLAIM.messageType] === 'LtiResourceLinkRequest';
+    const messageType = decodeJwt(idToken)[CLAIM.messageType];
+    return messageType === 'LtiResourceLinkRequest' || isProctoringMessageType(messageType);
   } catch {
     return false;
   }

@@ -1,6 +1,7 @@
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { LtijsPlatformAuthConfig } from 'ltijs';
-import { CLAIM, claimsToKeep, launchClaimsSchema, type LaunchClaims } from './claims.js';
+import { CLAIM, claimsToKeep, LAUNCH_MESSAGE_TYPES, launchClaimsSchema, type LaunchClaims } from './claims.js';
+import { isProctoringMessageType, readProctoringClaims } from './proctoring-claims.js';
 import type { DeploymentStore } from './deployments.js';
 import { LtiRefusal } from './errors.js';
 import type { LoginStateStore } from './login-states.js';
@@ -52,13 +53,19 @@ function checkAuthorizedParty(payload: JWTPayload, clientId: string) {
 
 function readClaims(payload: JWTPayload): LaunchClaims {
   const messageType = payload[CLAIM.messageType];
-  if (messageType !== 'LtiResourceLinkRequest' && messageType !== 'LtiDeepLinkingRequest') {
+  if (!LAUNCH_MESSAGE_TYPES.some((known) => known === messageType)) {
     throw new LtiRefusal('unsupported_message', `message type ${String(messageType)}`);
   }
   const parsed = launchClaimsSchema.safeParse(payload);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     throw new LtiRefusal('missing_claim', `${first?.path.join('.') ?? 'claims'}: ${first?.message ?? 'invalid'}`);
+  }
+  if (isProctoringMessageType(messageType)) {
+    // LTI Proctoring Services 1.0: the assessment is the resource link, and the message's own claims must read.
+    if (!parsed.data[CLAIM.resourceLink]) throw new LtiRefusal('missing_claim', `${CLAIM.resourceLink}: missing in ${messageType}`);
+    const proctoring = readProctoringClaims(messageType, payload);
+    if (!proctoring.ok) throw new LtiRefusal('missing_claim', `${proctoring.claim}: ${proctoring.problem}`);
   }
   return parsed.data;
 }

@@ -4,7 +4,10 @@ import { parseBody, textField, textList } from '../../http/request-input.js';
 import { HOSTED_ROUTES } from '../../hosted/links.js';
 import { inspectLogo, LOGO_MAX_BYTES, LOGO_MAX_PIXELS_PER_SIDE, LogoError } from '../../hosted/logo-image.js';
 import { createLogoStore } from '../../hosted/logos.js';
-import type { InstitutionSettings, InstitutionSettingsInput } from '../../institution/settings.js';
+import { PROCTORING_SERVICES_LMS, type InstitutionSettings, type InstitutionSettingsInput, type ProctoringServicesDefaults } from '../../institution/settings.js';
+import { securityPresetText, SECURITY_PRESETS } from '../../exams/settings/presets/security.js';
+import { localizeViolation } from '../../exams/settings/violations.js';
+import { DEFAULT_PROCTORING_PRESET, proctoringDocument, proctoringPages } from '../../launches/proctoring-services.js';
 import { platformKey } from '../../lti/identifiers.js';
 import { checkInstitutionSettings, COLOUR_FORMAT } from '../../institution/validation.js';
 import { proctorRoleRefusal, roleDisplay, type RoleGroup } from '../../lti/roles.js';
@@ -13,7 +16,7 @@ import type { PlatformSummary } from '../../lti/provider.js';
 import { PROCTOR_SETTINGS } from '../../proctoring/contract.js';
 import { changesBetween } from '../audit.js';
 import { uploadedFile } from '../../http/uploads.js';
-import { localizedProblem, textOf } from '../i18n.js';
+import { localizedProblem, textOf, type Translate } from '../i18n.js';
 import { adminPage } from '../page.js';
 import { describePlatform, findPlatform, platformKeyOf } from './platforms.js';
 
@@ -33,6 +36,11 @@ function formValuesOf(settings: InstitutionSettings): FormValues {
     teachingAssistantsMayEdit: settings.teachingAssistantsMayEdit ? 'yes' : '',
     preAuth: settings.preAuth ?? '',
     postAuth: settings.postAuth ?? '',
+    apLms: settings.proctoringServices.lms ?? '',
+    apSecurityPreset: settings.proctoringServices.securityPreset ?? DEFAULT_PROCTORING_PRESET,
+    apExamTake: settings.proctoringServices.examTake ?? '',
+    apExamEnd: settings.proctoringServices.examEnd ?? '',
+    apEndAssessmentReturn: settings.proctoringServices.endAssessmentReturn === false ? '' : 'yes',
     ...Object.fromEntries(PROCTOR_SETTINGS.map((name) => [`proctor_${name}`, settings.proctorSettings[name] === undefined ? '' : settings.proctorSettings[name] ? 'yes' : 'no'])),
   };
 }
@@ -47,6 +55,11 @@ const INSTITUTION_FORM = z.object({
   teachingAssistantsMayEdit: textField,
   preAuth: textField,
   postAuth: textField,
+  apLms: textField,
+  apSecurityPreset: textField,
+  apExamTake: textField,
+  apExamEnd: textField,
+  apEndAssessmentReturn: textField,
 });
 /** One `proctor_<setting>` field per default proctor setting: `yes`, `no` or empty (not set). */
 const PROCTOR_SETTINGS_FORM = z.object(Object.fromEntries(PROCTOR_SETTINGS.map((name) => [`proctor_${name}`, textField])));
@@ -72,9 +85,36 @@ function settingsFromForm(req: Request): { input: InstitutionSettingsInput; valu
   if (text(body.domain)) input.domain = text(body.domain);
   if (text(body.preAuth)) input.preAuth = text(body.preAuth);
   if (text(body.postAuth)) input.postAuth = text(body.postAuth);
+  input.proctoringServices = proctoringServicesFromForm(body);
   const values: FormValues = { ...body, ...proctorFields, proctorRoles: roles };
   return { input, values };
 }
+
+/** LTI Proctoring Services' defaults as the form gives them; an unknown choice is left for the schema to name. */
+function proctoringServicesFromForm(body: z.infer<typeof INSTITUTION_FORM>): ProctoringServicesDefaults {
+  const lms = PROCTORING_SERVICES_LMS.find((known) => known === body.apLms.trim());
+  const defaults: ProctoringServicesDefaults = { endAssessmentReturn: body.apEndAssessmentReturn.trim() === 'yes' };
+  if (lms) defaults.lms = lms;
+  if (body.apSecurityPreset.trim()) defaults.securityPreset = body.apSecurityPreset.trim();
+  if (body.apExamTake.trim()) defaults.examTake = body.apExamTake.trim();
+  if (body.apExamEnd.trim()) defaults.examEnd = body.apExamEnd.trim();
+  return defaults;
+}
+
+/**
+ * What the Launch API would refuse in the platform's defaults: each page pattern, read with an example start
+ * address for `{origin}`, through the same document an assessment of the platform runs with.
+ */
+function proctoringServicesProblems(t: Translate, toolBaseUrl: string, defaults: ProctoringServicesDefaults | undefined): FieldProblem[] {
+  if (!defaults) return [];
+  const pages = proctoringPages({ toolBaseUrl, handoffId: EXAMPLE_HANDOFF, start: { startAssessmentUrl: 'https://lms.example.edu/start' }, defaults });
+  const document = proctoringDocument(null, defaults, pages);
+  if (document.ok) return [];
+  const fields: Record<string, string> = { exam_take: 'apExamTake', exam_end: 'apExamEnd' };
+  return document.violations.map((violation) => ({ field: fields[violation.path] ?? 'apSecurityPreset', message: localizeViolation(t, violation).message }));
+}
+
+const EXAMPLE_HANDOFF = '00000000-0000-4000-8000-000000000000';
 
 /** Flat view of settings for the audit log's old → new. */
 function auditView(settings: InstitutionSettings): Record<string, unknown> {
@@ -87,6 +127,7 @@ function auditView(settings: InstitutionSettings): Record<string, unknown> {
     teachingAssistantsMayEdit: settings.teachingAssistantsMayEdit,
     preAuth: settings.preAuth,
     postAuth: settings.postAuth,
+    ...Object.fromEntries(Object.entries(settings.proctoringServices).map(([name, value]) => [`proctoringServices.${name}`, value])),
     ...Object.fromEntries(PROCTOR_SETTINGS.map((name) => [`proctorSettings.${name}`, settings.proctorSettings[name]])),
   };
 }
@@ -125,6 +166,10 @@ export const institutionPage = adminPage(
         logoProblem,
         roleGroups,
         proctorSettings: PROCTOR_SETTINGS,
+        proctoringServices: {
+          lms: PROCTORING_SERVICES_LMS,
+          presets: SECURITY_PRESETS.map((preset) => ({ id: preset.id, label: securityPresetText(textOf(res), preset).label })),
+        },
         colourFormat: COLOUR_FORMAT,
         logo: logo ? { url: `${context.toolUrl(`${HOSTED_ROUTES.logo}/${key}`)}?v=${encodeURIComponent(logo.etag)}`, contentType: logo.contentType, bytes: logo.bytes.length } : undefined,
         logoMaxKiB: LOGO_MAX_BYTES / 1024,
@@ -144,6 +189,7 @@ export const institutionPage = adminPage(
       const { input, values } = settingsFromForm(req);
       const file = uploadedFile(req, 'logo');
       const checked = checkInstitutionSettings(input);
+      const patternProblems = proctoringServicesProblems(textOf(res), context.toolUrl(''), input.proctoringServices);
       let logoProblem: string | undefined;
       if (file) {
         try {
@@ -153,10 +199,11 @@ export const institutionPage = adminPage(
           logoProblem = textOf(res)('admin:institution.logo.notSavedNothing', { reason: error.message });
         }
       }
-      if (!checked.ok || logoProblem) {
+      if (!checked.ok || logoProblem || patternProblems.length > 0) {
         if (file && !logoProblem) logoProblem = textOf(res)('admin:institution.logo.chooseAgain');
         res.status(400);
-        await renderForm(req, res, platform, values, checked.ok ? [] : checked.problems.map((problem) => localizedProblem(textOf(res), problem)), logoProblem);
+        const problems = [...(checked.ok ? [] : checked.problems), ...patternProblems];
+        await renderForm(req, res, platform, values, problems.map((problem) => localizedProblem(textOf(res), problem)), logoProblem);
         return;
       }
       if (file) {

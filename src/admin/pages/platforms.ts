@@ -4,6 +4,7 @@ import { platformKey } from '../../lti/identifiers.js';
 import { LTI_ROUTES, type PlatformSummary } from '../../lti/provider.js';
 import { checkDeploymentId, checkPlatformInput, type FieldProblem } from '../../lti/platform-input.js';
 import { platformActivityKey } from '../../lti/platform-activity.js';
+import { presetEndpoints } from '../../lti/platform-presets.js';
 import { createRegistrationLinks } from '../../lti/registration-links.js';
 import { NotFoundError } from '../../http/errors.js';
 import { parseBody, parseParams, parseQuery, pathParam, textField } from '../../http/request-input.js';
@@ -12,7 +13,7 @@ import { adminPage, type AdminRoutes } from '../page.js';
 import type { AdminContext } from '../registry.js';
 
 /** The LMSs the static registration form has help for (views/admin/platforms/lms-help.ejs). */
-export const LMS_FAMILIES = ['canvas', 'moodle', 'brightspace', 'blackboard', 'sakai'] as const;
+export const LMS_FAMILIES = ['canvas', 'moodle', 'brightspace', 'blackboard', 'openedx', 'sakai'] as const;
 /** An LMS the form has help for; anything else gets Canvas's. */
 const LMS_FAMILY = z.enum(LMS_FAMILIES).catch('canvas');
 
@@ -94,7 +95,10 @@ function registrationRoutes(routes: AdminRoutes, context: AdminContext): void {
   };
 
   routes.get('/new', (req, res) => {
-    renderNew(req, res, parseQuery(z.object({ lms: z.string().default('canvas') }), req));
+    const query = parseQuery(z.object({ lms: z.string().default('canvas') }), req);
+    // Learn's endpoints are the developer portal's, the same for every school: the form starts with them.
+    const preset = query.lms === 'blackboard' ? presetEndpoints('learn', {}) : {};
+    renderNew(req, res, { ...preset, ...query });
   });
 
   routes.post('/new', async (req, res) => {

@@ -29,6 +29,7 @@ import * as retention from './0080_retention.js';
 import * as platformMoveIdentity from './0081_platform_move_identity.js';
 import * as examQuizAddressCourse from './0085_exam_quiz_address_course.js';
 import * as attemptExpiry from './0100_attempt_expiry.js';
+import * as proctoringServices from './0105_proctoring_services.js';
 
 /**
  * One schema change. `up` runs inside the single transaction of `migrate()`, so: one statement per
@@ -77,4 +78,5 @@ export const migrations: readonly Migration[] = [
   { name: '0081_platform_move_identity', up: platformMoveIdentity.up },
   { name: '0085_exam_quiz_address_course', up: examQuizAddressCourse.up },
   { name: '0100_attempt_expiry', up: attemptExpiry.up },
+  { name: '0105_proctoring_services', up: proctoringServices.up },
 ];

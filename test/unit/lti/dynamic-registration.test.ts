@@ -49,6 +49,14 @@ describe('dynamic registration request', () => {
     assert.ok(messages.every((m) => Object.keys(m).every((key) => !key.startsWith('https://canvas.instructure.com/'))));
   });
 
+  it('advertises LtiStartProctoring and LtiEndAssessment to a platform that offers them, at the launch URL', () => {
+    const offered = configuration('BlackboardLearn');
+    offered['https://purl.imsglobal.org/spec/lti-platform-configuration']!.messages_supported!.push({ type: 'LtiStartProctoring' }, { type: 'LtiEndAssessment' });
+    const messages = messagesOf(buildRegistrationRequest(tool, offered));
+    assert.deepEqual(messages.map((m) => m.type), ['LtiResourceLinkRequest', 'LtiDeepLinkingRequest', 'LtiStartProctoring', 'LtiEndAssessment']);
+    for (const message of messages) assert.equal(message.target_link_uri, tool.launchUrl);
+  });
+
   it('refuses an issuer on another host than the configuration URL, and plain http off localhost', () => {
     assert.throws(() => checkIssuerHost('https://lms.example.edu/.well-known/openid-configuration', configuration('moodle', 'https://evil.example')), RegistrationError);
     assert.throws(() => checkIssuerHost('http://lms.example.edu/.well-known/openid-configuration', configuration('moodle', 'http://lms.example.edu')), /https/);
