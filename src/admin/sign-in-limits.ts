@@ -1,6 +1,7 @@
 import type { Request, Response, NextFunction } from 'express';
 import type { Queryable } from '../db/types.js';
 import { clientKeyOf } from '../http/rate-limits.js';
+import { requestSlot } from '../http/request-slots.js';
 
 /**
  * Sign-in attempts per client group, as the rate limiter groups clients (one IPv4 address, or an IPv6 /56, so
@@ -63,8 +64,7 @@ interface Counted {
   everyone: number;
 }
 
-const COUNTED = Symbol('admin sign-in attempt counted');
-type CountedRequest = Request & { [COUNTED]?: Counted };
+const counts = requestSlot<Request, Counted>('admin sign-in attempt counted');
 
 export function createSignInGuard(db: Queryable, limits: SignInLimits, onLocked: (req: Request, res: Response, lock: SignInLock) => void): SignInGuard {
   const delayFor = (failuresBefore: number, slowAfter: number) => Math.min(Math.max(failuresBefore - slowAfter + 1, 0) * limits.delayStepMs, limits.maxDelayMs);
@@ -83,7 +83,7 @@ export function createSignInGuard(db: Queryable, limits: SignInLimits, onLocked:
         );
         const own = rows.find((row) => row.address === client);
         const all = rows.find((row) => row.address === EVERYONE);
-        (req as CountedRequest)[COUNTED] = { client: own?.failures ?? 1, everyone: all?.failures ?? 1 };
+        counts.set(req, { client: own?.failures ?? 1, everyone: all?.failures ?? 1 });
         if (own && own.failures > limits.maxFailures) {
           onLocked(req, res, { scope: 'client', retryAfterSeconds: Math.max(own.remaining, 1) });
           return;
@@ -98,12 +98,12 @@ export function createSignInGuard(db: Queryable, limits: SignInLimits, onLocked:
       }
     },
     async slowDown(req) {
-      const counted = (req as CountedRequest)[COUNTED] ?? { client: 1, everyone: 1 };
+      const counted = counts.get(req) ?? { client: 1, everyone: 1 };
       const delay = Math.max(delayFor(counted.client - 1, limits.slowAfter), delayFor(counted.everyone - 1, limits.globalSlowAfter));
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     },
     async succeeded(req) {
-      if ((req as CountedRequest)[COUNTED] === undefined) return;
+      if (counts.get(req) === undefined) return;
       const client = clientKeyOf(req.ip);
       await db.query('UPDATE admin_sign_in_failures SET failures = greatest(failures - 1, 0) WHERE address = $1 OR address = $2', [client, EVERYONE]);
       await db.query('INSERT INTO admin_sign_in_known_clients (client) VALUES ($1) ON CONFLICT (client) DO UPDATE SET signed_in_at = now()', [client]);

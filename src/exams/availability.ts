@@ -52,7 +52,7 @@ export function zonedInstant(local: string, timeZone: string): ZonedResult {
   const match = LOCAL.exec(local);
   if (!match) return { ok: false, reason: 'malformed' };
   if (!isTimeZone(timeZone)) return { ok: false, reason: 'unknown-time-zone' };
-  const [year, month, day, hour, minute] = match.slice(1).map(Number) as [number, number, number, number, number];
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0] = match.slice(1).map(Number);
   const asUtc = Date.UTC(year, month - 1, day, hour, minute);
   if (new Date(asUtc).toISOString().slice(0, 16) !== local) return { ok: false, reason: 'malformed' };
   // Offsets in force a day either side cover every real change; keep the candidates that read back as `local`.

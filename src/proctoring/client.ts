@@ -30,6 +30,7 @@ import {
 } from './errors.js';
 import { excerpt, parseLaunchUrl } from './responses.js';
 import { timeProctoringCall } from '../metrics.js';
+import { isRecord, propertyOf } from '../values.js';
 
 export { apiKeyFor, type ProctoringCredentials } from './api-key.js';
 
@@ -242,8 +243,8 @@ export function createProctoringClient(options: ProctoringClientOptions): Procto
 function unauthorizedCode(text: string): number | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null) {
-      const code = Number((value as Record<string, unknown>).code);
+    if (isRecord(value)) {
+      const code = Number(value.code);
       if (Number.isInteger(code)) return code;
     }
   } catch {
@@ -259,11 +260,13 @@ function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
   while (typeof current === 'object' && current !== null && !seen.has(current)) {
     seen.add(current);
-    const record = current as { code?: unknown; cause?: unknown; errors?: unknown };
-    if (typeof record.code === 'string' && (CONNECTION_FAILURES.has(record.code) || TIMEOUTS.has(record.code))) return record.code;
-    if (Array.isArray(record.errors) && record.errors.length > 0) current = record.errors[0];
-    else if (record.cause !== undefined) current = record.cause;
-    else return typeof record.code === 'string' ? record.code : undefined;
+    const code = propertyOf(current, 'code');
+    const errors = propertyOf(current, 'errors');
+    const cause = propertyOf(current, 'cause');
+    if (typeof code === 'string' && (CONNECTION_FAILURES.has(code) || TIMEOUTS.has(code))) return code;
+    if (Array.isArray(errors) && errors.length > 0) current = errors[0];
+    else if (cause !== undefined) current = cause;
+    else return typeof code === 'string' ? code : undefined;
   }
   return undefined;
 }

@@ -2,21 +2,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOCALES_DIR } from '../i18n/catalogs.js';
 import { translator } from '../i18n/index.js';
+import { isRecord } from '../values.js';
 
 /**
  * The English `settings` catalog (locales/en/settings.json), the one source of every exam setting's words,
  * for the code that speaks English whatever the reader's language: the contract's violation sentences
  * (API clients, logs), the emulator's pages and the sandbox. Pages for people use the reader's translator.
  */
-type Catalog = { readonly [key: string]: string | Catalog };
-
-const catalog = JSON.parse(readFileSync(join(LOCALES_DIR, 'en', 'settings.json'), 'utf8')) as Catalog;
+const catalog: unknown = JSON.parse(readFileSync(join(LOCALES_DIR, 'en', 'settings.json'), 'utf8'));
 
 /** The message at a dotted path of the catalog, or undefined. */
 function lookup(path: string): string | undefined {
-  let node: string | Catalog | undefined = catalog;
+  let node = catalog;
   for (const part of path.split('.')) {
-    if (typeof node !== 'object') return undefined;
+    if (!isRecord(node)) return undefined;
     node = node[part];
   }
   return typeof node === 'string' ? node : undefined;

@@ -147,6 +147,13 @@ export const UNAUTHORIZED_CODES = {
   },
 } as const satisfies Record<number, { code: ProctoringErrorCode; summary: string; causeKey: string }>;
 
+type UnauthorizedMeaning = (typeof UNAUTHORIZED_CODES)[keyof typeof UNAUTHORIZED_CODES];
+const UNAUTHORIZED_BY_CODE = new Map<number, UnauthorizedMeaning>([
+  [2154, UNAUTHORIZED_CODES[2154]],
+  [2155, UNAUTHORIZED_CODES[2155]],
+  [2655, UNAUTHORIZED_CODES[2655]],
+]);
+
 export type UnauthorizedCode = (typeof UNAUTHORIZED_CODES)[keyof typeof UNAUTHORIZED_CODES]['code'] | 'unauthorized';
 
 /** HTTP 401, with the service's code 2154, 2155 or 2655 (or none it documents: `unauthorized`). */
@@ -157,7 +164,7 @@ export class ProctoringUnauthorized extends ProctoringError {
     operation: ProctoringOperation,
     account: { region?: string; baseUrl?: string } = {},
   ) {
-    const known = upstreamCode !== undefined && upstreamCode in UNAUTHORIZED_CODES ? UNAUTHORIZED_CODES[upstreamCode as keyof typeof UNAUTHORIZED_CODES] : undefined;
+    const known = upstreamCode === undefined ? undefined : UNAUTHORIZED_BY_CODE.get(upstreamCode);
     // A 2155 says the key and the base URL belong to different regions: name the region the account is set up for.
     const where =
       upstreamCode !== 2155 || !account.region

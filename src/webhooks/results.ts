@@ -24,7 +24,7 @@ export function resultsQueryOf(query: Record<string, unknown>): ResultsQuery {
   const sort: ResultsSort = query.sort === 'suspicion' ? 'suspicion' : 'recent';
   const min = Number(query.min);
   const tests = TESTS_FILTERS.find((filter) => filter === query.tests) ?? 'include';
-  return { sort, minSuspicion: (MIN_SUSPICION_CHOICES as readonly number[]).includes(min) ? min : undefined, tests };
+  return { sort, minSuspicion: Array.from<number>(MIN_SUSPICION_CHOICES).includes(min) ? min : undefined, tests };
 }
 
 export interface FlagView {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { LOCALES_DIR } from '../../i18n/catalogs.js';
 
 /**
@@ -28,12 +29,14 @@ export interface ScriptMessages {
 }
 
 const cache = new Map<string, ScriptMessages>();
+/** The part of a locale's settings catalog the form's script needs. */
+const scriptCatalogSchema = z.object({ script: z.record(z.string(), z.string()).optional() });
 
 function load(locale: string): Readonly<Record<string, string>> | undefined {
   if (!/^[a-zA-Z-]+$/.test(locale)) return undefined;
   try {
-    const catalog = JSON.parse(readFileSync(join(LOCALES_DIR, locale, 'settings.json'), 'utf8')) as { script?: Record<string, string> };
-    return catalog.script;
+    const catalog = scriptCatalogSchema.safeParse(JSON.parse(readFileSync(join(LOCALES_DIR, locale, 'settings.json'), 'utf8')));
+    return catalog.success ? catalog.data.script : undefined;
   } catch {
     return undefined;
   }
