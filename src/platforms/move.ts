@@ -182,6 +182,8 @@ async function moveIn(tx: Queryable, { from, to, deployments: given = {} }: Move
     await tx.query('UPDATE platform_proctoring_accounts SET issuer = $3, client_id = $4, updated_at = now() WHERE issuer = $1 AND client_id = $2', [from.issuer, from.clientId, to.issuer, to.clientId]);
   }
   await moveRolesSeen(tx, from, to);
+  // Launches of the new address refused before it was registered, listed as "looks like … at a new address": moved now.
+  await tx.query('DELETE FROM lti_refused_registrations WHERE issuer = $1 AND looks_like_issuer IS NOT NULL', [to.issuer]);
 
   return {
     deployments: mapping,

@@ -149,7 +149,7 @@ describe('moving a platform: students keep their ids, addresses follow the LMS',
     await db.close();
   });
   beforeEach(async () => {
-    for (const table of ['exams', 'lti_contexts', 'lti_deployments', 'ltijs_documents', 'pseudonym_bindings']) await db.query(`DELETE FROM ${table}`);
+    for (const table of ['exams', 'lti_contexts', 'lti_deployments', 'ltijs_documents', 'pseudonym_bindings', 'lti_refused_registrations']) await db.query(`DELETE FROM ${table}`);
     invalidateReadCaches();
     for (const platform of [A, B, C]) {
       await db.query(`INSERT INTO ltijs_documents (collection, doc) VALUES ('platform', $1::text::jsonb)`, [JSON.stringify({ platformUrl: platform.issuer, clientId: platform.clientId, kid: platform.clientId })]);
@@ -199,6 +199,15 @@ describe('moving a platform: students keep their ids, addresses follow the LMS',
     await movePlatform(db, { from: B, to: C }, { pseudonymSecret: keys });
     assert.deepEqual(ids(keys, C.issuer), before);
     assert.deepEqual(ids(await keyring(), C.issuer), before);
+  });
+
+  it('forgets the refused launches of the new address that looked like the moved platform', async () => {
+    await exam(A, 'quiz-1');
+    const refused = "INSERT INTO lti_refused_registrations (issuer, client_id, reason, looks_like_issuer, looks_like_client_id) VALUES ($1, $2, 'unregistered_platform', $3, $4)";
+    await db.query(refused, [B.issuer, 'b-old', A.issuer, A.clientId]);
+    await db.query(refused, [C.issuer, 'c-old', A.issuer, A.clientId]);
+    await movePlatform(db, { from: A, to: B }, { pseudonymSecret: await keyring() });
+    assert.deepEqual((await db.query<{ issuer: string }>('SELECT issuer FROM lti_refused_registrations')).rows, [{ issuer: C.issuer }]);
   });
 
   it('not kept when the new issuer has exams of its own with settings: its students keep theirs', async () => {
