@@ -26,6 +26,7 @@ import { i18nMiddleware, launchLocale, translatorOf, useLocale } from './i18n/mi
 import { createHostedEndpoints, type HostedEndpoints } from './hosted/index.js';
 import { createHostedLinks, type HostedLinks } from './hosted/links.js';
 import { createRolePolicy } from './institution/role-policy.js';
+import { createCourseStaffStore, withStaffChanges } from './institution/course-staff.js';
 import { createInstitutionSettingsStore } from './institution/settings.js';
 import { createLaunchLog, type LaunchLog } from './launches/log.js';
 import { createReturnRoutes } from './launches/return-routes.js';
@@ -43,7 +44,7 @@ import { createRegistrationLinks } from './lti/registration-links.js';
 import { createLtiRoutes } from './lti/routes.js';
 import type { Logger } from './logger.js';
 import { watchChanges } from './db/change-notices.js';
-import { deriveExamTag, deriveSectionId, type PseudonymSecret } from './lti/identifiers.js';
+import { deriveExamTag, deriveSectionId, deriveUserId, type PseudonymSecret } from './lti/identifiers.js';
 import { createAccountClients, type AccountClients } from './proctoring/account-clients.js';
 import { createAccountStore, type ProctoringAccountStore } from './proctoring/accounts.js';
 import { createAppSecrets } from './db/app-secrets.js';
@@ -57,6 +58,7 @@ import { createCourseNames } from './hosted/course-names.js';
 import { createAccommodationStore } from './exams/accommodations/store.js';
 import { createAccommodationRoutes } from './launches/accommodation-routes.js';
 import { createResumeRoutes } from './launches/resume-routes.js';
+import { createProctorRoutes } from './launches/proctor-routes.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 import { RECEIVER_PATH } from './webhooks/subscriptions.js';
 
@@ -319,8 +321,22 @@ interface SessionRoutesDeps {
 function mountSessionRoutes(deps: SessionRoutesDeps) {
   const { config, db, logger, lti, secret, proctoring, exams, hosted, csrf, lmsPresets, launchLog } = deps;
   const changes = createSettingsChangeLog(db);
-  const rolePolicy = createRolePolicy(deps.institutions);
   const names = createCourseNames({ roster: hosted.roster, sectionIdOf: (exam) => deriveSectionId(secret, exam.issuer, exam.deploymentId, exam.contextId), logger });
+  // A change of a course's staff list makes its cached roster stale: staff are never in it.
+  const courseStaff = withStaffChanges(createCourseStaffStore(db), (course) => hosted.roster.forget(deriveSectionId(secret, course.issuer, course.deploymentId, course.contextId)));
+  const rolePolicy = createRolePolicy({
+    institutions: deps.institutions,
+    courseStaff,
+    userIdOf: (launch) => deriveUserId(secret, launch.issuer, launch.userSub),
+    // How the course's (cached) Names and Roles roster lists the person; no roster: undefined.
+    listing: async (launch) => {
+      if (!launch.context) return undefined;
+      const course = await names({ id: '', issuer: launch.issuer, deploymentId: launch.deploymentId, contextId: launch.context.id }, logger);
+      const userId = deriveUserId(secret, launch.issuer, launch.userSub);
+      if (course.staff?.has(userId)) return 'staff';
+      return course.names?.has(userId) || course.candidates?.has(userId) ? 'learner' : undefined;
+    },
+  });
   const examResults = createExamResults({ attempts: proctoring.attempts, store: proctoring.webhooks.store, names });
   const accommodations = createAccommodationStore(db);
   const service = createLaunchService({
@@ -335,6 +351,8 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
       return { accountRef: accountId, client: await proctoring.accountClients.forAccount(accountId) };
     },
     institutions: deps.institutions,
+    rolePolicy,
+    courseStaff,
     hostedLinks: deps.hostedLinks,
     hasLogo: async (key) => (await hosted.logos.findByKey(key)) !== undefined,
     // Results of the webhook deliveries, with names from the same cached roster as the hosted endpoint.
@@ -355,6 +373,7 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
   lti.sessionRouter.use(launchLocale(async (res) => (typeof res.locals.ltik === 'string' ? (await lti.launchOf(res)).locale : undefined)));
   lti.sessionRouter.use(createLaunchRoutes(launchRouteDeps));
   lti.sessionRouter.use(createAccommodationRoutes(launchRouteDeps));
+  lti.sessionRouter.use(createProctorRoutes({ ...launchRouteDeps, courseStaff }));
   lti.sessionRouter.use(createExamSettingsRoutes({ lti, decide: rolePolicy, service: createExamSettingsService({ db, exams, changes }), csrf, pseudonymSecret: secret, lmsPresets, names, accommodations, logger }));
   lti.sessionRouter.use(deepLinking.router);
   return { resourceLink: createLaunchHandler(launchRouteDeps), deepLinking: deepLinking.handle };

@@ -9,10 +9,12 @@ export type NamesProblem = RosterError['code'] | 'names_hidden';
 export type NamesStatus = { ok: true } | { ok: false; reason: NamesProblem };
 
 export interface CourseNames {
-  /** Pseudonymous user_id → name; absent when the roster could not be read. */
+  /** Pseudonymous user_id → name, staff included; absent when the roster could not be read. */
   names?: Map<string, string>;
   /** Pseudonymous ids of the course's staff (instructors, assistants, designers); absent with the names. */
   staff?: ReadonlySet<string>;
+  /** The candidates among the names (the Launch API's roster): whom accommodations are for. */
+  candidates?: ReadonlySet<string>;
   status: NamesStatus;
 }
 
@@ -25,21 +27,25 @@ class NamesTimeout extends Error {}
  * endpoint serves, read each time a page is built and never stored. Without a roster, pages show
  * pseudonymous ids and say why.
  */
-export function createCourseNames(deps: { roster: Pick<RosterService, 'get'>; sectionIdOf(exam: Exam): string; logger: Logger; timeoutMs?: number }) {
-  const parsed = new WeakMap<RosterBody, Map<string, string>>();
+/** The course of an exam, as the roster is found by it. */
+export type ExamCourse = Pick<Exam, 'id' | 'issuer' | 'deploymentId' | 'contextId'>;
 
-  function namesIn(body: RosterBody): Map<string, string> {
-    let names = parsed.get(body);
-    if (!names) {
+export function createCourseNames(deps: { roster: Pick<RosterService, 'get'>; sectionIdOf(exam: ExamCourse): string; logger: Logger; timeoutMs?: number }) {
+  const parsed = new WeakMap<RosterBody, { names: Map<string, string>; candidates: Set<string> }>();
+
+  function namesIn(body: RosterBody): { names: Map<string, string>; candidates: Set<string> } {
+    let found = parsed.get(body);
+    if (!found) {
       const pairs = JSON.parse(body.json) as Array<[string, string]>;
-      names = new Map(pairs.filter(([, name]) => name !== ''));
-      parsed.set(body, names);
+      const names = new Map([...pairs, ...body.staffNames].filter(([, name]) => name !== ''));
+      found = { names, candidates: new Set(pairs.map(([id]) => id)) };
+      parsed.set(body, found);
     }
-    return names;
+    return found;
   }
 
   /** `logger`: the log of the request the page is built for (default: the one given at creation). */
-  return async function courseNames(exam: Exam, logger: Logger = deps.logger): Promise<CourseNames> {
+  return async function courseNames(exam: ExamCourse, logger: Logger = deps.logger): Promise<CourseNames> {
     const timeoutMs = deps.timeoutMs ?? DEFAULT_NAMES_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -49,12 +55,12 @@ export function createCourseNames(deps: { roster: Pick<RosterService, 'get'>; se
           timer = setTimeout(() => reject(new NamesTimeout()), timeoutMs);
         }),
       ]);
-      const found = namesIn(body);
-      const staff = new Set(body.staff ?? []);
-      if (body.members > 0 && found.size === 0) {
-        return { names: found, staff, status: { ok: false, reason: 'names_hidden' } };
+      const { names, candidates } = namesIn(body);
+      const known = { names, candidates, staff: new Set(body.staff ?? []) };
+      if (body.members + body.staffNames.length > 0 && names.size === 0) {
+        return { ...known, status: { ok: false, reason: 'names_hidden' } };
       }
-      return { names: found, staff, status: { ok: true } };
+      return { ...known, status: { ok: true } };
     } catch (error) {
       if (error instanceof RosterError) return { status: { ok: false, reason: error.code } };
       if (error instanceof NamesTimeout) return { status: { ok: false, reason: 'roster_timeout' } };

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Queryable } from '../db/types.js';
 import type { ExamStore } from '../exams/store.js';
 import type { InstitutionSettingsStore } from '../institution/settings.js';
+import { createCourseStaffStore } from '../institution/course-staff.js';
 import type { Logger } from '../logger.js';
 import { deriveExamTag, deriveUserId, type PseudonymSecret } from '../lti/identifiers.js';
 import type { LtiAdapter } from '../lti/provider.js';
@@ -38,6 +39,8 @@ export function createHostedEndpoints(deps: {
     contexts,
     members: (platform, url, options) => deps.lti.members(platform, url, options),
     userIdOf: (issuer, lmsUserId) => deriveUserId(deps.pseudonymSecret, issuer, lmsUserId),
+    // Staff the course knows of (launched as staff, named proctors) stay out of the roster too.
+    knownStaff: (context) => createCourseStaffStore(deps.db).staffIds(context),
     cacheSeconds: deps.config.hosted.rosterCacheSeconds,
     fetchTimeoutMs: deps.config.hosted.rosterFetchTimeoutMs,
     logger: deps.logger,

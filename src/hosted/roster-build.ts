@@ -10,12 +10,17 @@ export interface RosterSourceMember {
   name?: string;
   givenName?: string;
   familyName?: string;
+  /** The member's roles in the course (Names and Roles). */
+  roles?: readonly string[];
 }
 
 export type RosterPair = [id: string, name: string];
 
 export interface Roster {
+  /** The candidates: the roster the Launch API receives. */
   pairs: RosterPair[];
+  /** Staff (by their Names and Roles roles, or known to the course as staff): names for pages, never in the roster. */
+  staff: RosterPair[];
   /** Active members listed without any name (LMS privacy settings): their pair carries ''. */
   unnamed: number;
   /** Members left out because their enrolment is not active (Inactive, Deleted). */
@@ -41,9 +46,13 @@ export function isActive(member: Pick<RosterSourceMember, 'status'>): boolean {
   return member.status.trim().toLowerCase() === 'active';
 }
 
-/** `idOf` turns the LMS user id into the user_id launches send (identifiers.ts deriveUserId). */
-export function buildRoster(members: Iterable<RosterSourceMember>, idOf: (lmsUserId: string) => string): Roster {
+/**
+ * `idOf` turns the LMS user id into the user_id launches send (identifiers.ts deriveUserId); `isStaff` tells staff
+ * from candidates by their roles and user_id (a person listed once as staff is staff).
+ */
+export function buildRoster(members: Iterable<RosterSourceMember>, idOf: (lmsUserId: string) => string, isStaff: (roles: readonly string[], id: string) => boolean = () => false): Roster {
   const names = new Map<string, string>();
+  const staffIds = new Set<string>();
   let inactive = 0;
   let duplicates = 0;
   for (const member of members) {
@@ -53,6 +62,7 @@ export function buildRoster(members: Iterable<RosterSourceMember>, idOf: (lmsUse
     }
     const id = idOf(member.userId);
     const name = memberName(member);
+    if (isStaff(member.roles ?? [], id)) staffIds.add(id);
     const known = names.get(id);
     if (known !== undefined) {
       duplicates++;
@@ -62,6 +72,7 @@ export function buildRoster(members: Iterable<RosterSourceMember>, idOf: (lmsUse
     }
     names.set(id, name);
   }
-  const pairs: RosterPair[] = [...names].map(([id, name]) => [id, name]);
-  return { pairs, unnamed: pairs.filter(([, name]) => name === '').length, inactive, duplicates };
+  const all: RosterPair[] = [...names].map(([id, name]) => [id, name]);
+  const pairs = all.filter(([id]) => !staffIds.has(id));
+  return { pairs, staff: all.filter(([id]) => staffIds.has(id)), unnamed: pairs.filter(([, name]) => name === '').length, inactive, duplicates };
 }

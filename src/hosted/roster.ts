@@ -5,13 +5,16 @@ import type { Logger } from '../logger.js';
 import type { NamesRolesMember } from '../lti/names-roles.js';
 import { countRosterRequest, timeNamesRolesFetch } from '../metrics.js';
 import type { ContextStore, LtiContextRecord } from './contexts.js';
-import { buildRoster, isActive } from './roster-build.js';
-import { isCourseStaffRole } from '../lti/roles.js';
+import { buildRoster, isActive, type RosterPair } from './roster-build.js';
+import { isCourseStaffRole, mapRoles } from '../lti/roles.js';
 import { propertyOf } from '../values.js';
 
 /** A course roster ready to send: the JSON text of its [id, name] pairs. */
 export interface RosterBody {
+  /** The candidates, as the Launch API's roster_url serves them. */
   json: string;
+  /** Staff with their names: for pages (who changed what), never in `json`. */
+  staffNames: readonly RosterPair[];
   members: number;
   unnamed: number;
   fetchedAt: Date;
@@ -65,6 +68,8 @@ export interface RosterServiceDeps {
   members(platform: { issuer: string; clientId: string }, membershipsUrl: string, options: { signal: AbortSignal }): Promise<NamesRolesMember[]>;
   /** deriveUserId with the installation's pseudonym secret: the user_id launches send. */
   userIdOf(issuer: string, lmsUserId: string): string;
+  /** The course's staff the tool knows of beyond the LMS's roles (institution/course-staff.ts). */
+  knownStaff?(context: LtiContextRecord): Promise<ReadonlySet<string>>;
   cacheSeconds: number;
   fetchTimeoutMs: number;
   logger: Logger;
@@ -80,6 +85,8 @@ export interface RosterService {
   get(sectionId: string, logger?: Logger): Promise<RosterBody>;
   /** Forgets cached rosters (tests, admin actions). */
   clear(): void;
+  /** Forgets one course's cached roster: its staff changed. */
+  forget(sectionId: string): void;
 }
 
 export function createRosterService(deps: RosterServiceDeps): RosterService {
@@ -104,7 +111,15 @@ export function createRosterService(deps: RosterServiceDeps): RosterService {
     } catch (error) {
       throw await fetchFailed(context, error, timeout.aborted, logger);
     }
-    const roster = buildRoster(members, (lmsUserId) => deps.userIdOf(context.issuer, lmsUserId));
+    const known = deps.knownStaff ? await deps.knownStaff(context) : new Set<string>();
+    const excluded = new Set<string>();
+    // The roster is the candidates': members with no role that takes exams (instructors, TAs, designers,
+    // observers) and those the course knows as staff stay out. A member listed without roles stays in.
+    const isStaff = (roles: readonly string[], id: string) => {
+      if (roles.length > 0 && mapRoles({ roles }).kind !== 'candidate') excluded.add(id);
+      return excluded.has(id) || known.has(id);
+    };
+    const roster = buildRoster(members, (lmsUserId) => deps.userIdOf(context.issuer, lmsUserId), isStaff);
     const log = { issuer: context.issuer, contextId: context.contextId, sectionId, members: roster.pairs.length, inactive: roster.inactive, duplicates: roster.duplicates, ms: Date.now() - started };
     if (roster.unnamed > 0) {
       // Privacy settings (Moodle "share launcher's name", Canvas privacy level) hide names.
@@ -119,7 +134,7 @@ export function createRosterService(deps: RosterServiceDeps): RosterService {
       logger.warn({ err: error, sectionId }, 'could not record the roster outcome');
     });
     const staff = [...new Set(members.filter((member) => isActive(member) && member.roles.some(isCourseStaffRole)).map((member) => deps.userIdOf(context.issuer, member.userId)))];
-    return { json: JSON.stringify(roster.pairs), members: roster.pairs.length, unnamed: roster.unnamed, fetchedAt: new Date(), staff };
+    return { json: JSON.stringify(roster.pairs), staffNames: roster.staff, members: roster.pairs.length, unnamed: roster.unnamed, fetchedAt: new Date(), staff };
   }
 
   async function fetchFailed(context: LtiContextRecord, error: unknown, timedOut: boolean, logger: Logger): Promise<RosterError> {
@@ -140,7 +155,7 @@ export function createRosterService(deps: RosterServiceDeps): RosterService {
   const cache = new LRUCache<string, RosterBody, Logger>({
     max: 5_000,
     maxSize: deps.maxCachedChars ?? 200_000_000,
-    sizeCalculation: (body) => Math.max(1, body.json.length),
+    sizeCalculation: (body) => Math.max(1, body.json.length + body.staffNames.reduce((sum, [id, name]) => sum + id.length + name.length + 6, 0)),
     ttl: deps.cacheSeconds * 1000,
     ttlAutopurge: false,
     allowStale: false,
@@ -155,5 +170,8 @@ export function createRosterService(deps: RosterServiceDeps): RosterService {
       return body;
     },
     clear: () => cache.clear(),
+    forget: (sectionId) => {
+      cache.delete(sectionId);
+    },
   };
 }

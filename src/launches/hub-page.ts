@@ -45,6 +45,8 @@ export function renderHub(req: Request, res: Response, deps: HubPageDeps, hub: H
       csv: LAUNCH_PATHS.attemptsCsv(examId),
       accommodation: LAUNCH_PATHS.accommodation(examId),
       removeAccommodation: LAUNCH_PATHS.removeAccommodation(examId),
+      nameProctor: LAUNCH_PATHS.nameProctor(examId),
+      unnameProctor: LAUNCH_PATHS.unnameProctor(examId),
     },
     notice,
     // What a GET of the hub's address (Back, reload) posts again: the session and the results' order and filter.

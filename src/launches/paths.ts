@@ -13,6 +13,8 @@ export const LAUNCH_PATHS = {
   accommodation: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/accommodations/edit`,
   saveAccommodation: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/accommodations/save`,
   removeAccommodation: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/accommodations/remove`,
+  nameProctor: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/proctors/name`,
+  unnameProctor: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/proctors/remove`,
 } as const;
 
 const EXAM_PARAMS = z.object({ examId: pathParam });

@@ -6,7 +6,8 @@ import type { InstitutionSettings, InstitutionSettingsStore } from '../instituti
 import type { LtiLaunch } from '../lti/claims.js';
 import { deriveUserId, type PseudonymSecret } from '../lti/identifiers.js';
 import { decideLaunchTarget, type LaunchTarget, type RoleDecision, type RoleReason } from '../lti/roles.js';
-import { decideRoles } from '../institution/role-policy.js';
+import { decideRoles, type RolePolicy } from '../institution/role-policy.js';
+import type { CourseStaffStore } from '../institution/course-staff.js';
 import { roleRefusalWording } from '../lti/role-words.js';
 import { wording, type Wording } from '../i18n/index.js';
 import { localizeViolation } from '../exams/settings/violations.js';
@@ -49,6 +50,10 @@ export interface LaunchServiceDeps {
    */
   proctoringAccountFor?: (platform: { issuer: string; clientId: string }) => Promise<{ accountRef: string; client: ProctoringLaunches }>;
   institutions: Pick<InstitutionSettingsStore, 'get'>;
+  /** Role decisions with the course's own staff list (named proctors, Moodle's non-editing teachers); default: the launch's roles and the institution's settings. */
+  rolePolicy?: RolePolicy;
+  /** The course's staff beyond the LMS's roles: staff launches are noted, instructors name proctors. */
+  courseStaff?: CourseStaffStore;
   hostedLinks: Pick<HostedLinks, 'rosterUrl' | 'examRosterUrl' | 'logoUrl' | 'extensionAllowlistUrl'>;
   /**
    * Whether the platform has a logo at the hosted logo endpoint. Without it, logo_url is sent when the
@@ -109,7 +114,16 @@ export interface HubView {
   accommodations?: AccommodationsView;
   /** Results and names, for roles that may review (undefined otherwise, or without the webhooks feature). */
   results?: ExamResults;
+  /** The course's named proctors and whom an instructor may name, for roles that may edit settings. */
+  proctors?: ProctorsView;
   launches: Array<LaunchRecord & { at: Date }>;
+}
+
+export interface ProctorsView {
+  named: Array<{ userId: string; name?: string }>;
+  /** The course's members by name, but those named and the instructor looking. */
+  members: Array<{ userId: string; name: string }>;
+  names: NamesStatus;
 }
 
 export interface AccommodationsView {
@@ -274,7 +288,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     /** Decides once, from the launch and the platform's settings, who this is and where the launch goes; `logger`: the request's log. */
     async session(launch: LtiLaunch, logger: Logger = deps.logger): Promise<LaunchSession> {
       const institution = await deps.institutions.get(launch.issuer, launch.clientId);
-      const roles = decideRoles(launch, institution);
+      const roles = deps.rolePolicy ? await deps.rolePolicy(launch) : decideRoles(launch, institution);
       const decision = isProctoringMessageType(launch.messageType) ? proctoringCandidate(roles) : roles;
       const target = decideLaunchTarget({ decision, hasResourceLink: Boolean(launch.resourceLink), placement: launch.placement });
       return { launch, institution, decision, target, userId: deriveUserId(deps.pseudonymSecret, launch.issuer, launch.userSub), logger };
@@ -291,6 +305,11 @@ export function createLaunchService(deps: LaunchServiceDeps) {
           adminText: wording('causes:launch.wrongMessageType', { messageType: launch.messageType }),
           messageKey: 'common:errors.wrongLaunch',
         });
+      }
+      if (isStaff(decision) && launch.context && deps.courseStaff) {
+        // Staff never appear among a course's candidates (Moodle lists its non-editing teachers as learners).
+        const course = { issuer: launch.issuer, clientId: launch.clientId, deploymentId: launch.deploymentId, contextId: launch.context.id };
+        await deps.courseStaff.noteStaffLaunch(course, session.userId).catch((error: unknown) => session.logger.warn({ err: error }, 'could not note the staff launch'));
       }
       return recorded(session, {}, async (trace) => {
         switch (session.target) {

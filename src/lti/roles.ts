@@ -34,7 +34,7 @@ export interface RoleDecision {
 export type RoleReason =
   | { kind: 'testUser' }
   | { kind: 'staff'; staff: StaffRole[]; roles: string[]; settingsReadOnly: boolean; noReviewOrLive: boolean }
-  | { kind: 'proctor' | 'observer' | 'learner' | 'institutionOnly' | 'noCourseRole'; roles: string[] }
+  | { kind: 'proctor' | 'namedProctor' | 'observer' | 'learner' | 'institutionOnly' | 'noCourseRole'; roles: string[] }
   | { kind: 'noRoles' };
 
 export interface MapRolesInput {

@@ -28,6 +28,7 @@ import * as examToolSettings from './0040_exam_tool_settings.js';
 import * as retention from './0080_retention.js';
 import * as platformMoveIdentity from './0081_platform_move_identity.js';
 import * as examQuizAddressCourse from './0085_exam_quiz_address_course.js';
+import * as courseStaff from './0086_course_staff.js';
 import * as attemptExpiry from './0100_attempt_expiry.js';
 import * as proctoringServices from './0105_proctoring_services.js';
 
@@ -77,6 +78,7 @@ export const migrations: readonly Migration[] = [
   { name: '0080_retention', up: retention.up },
   { name: '0081_platform_move_identity', up: platformMoveIdentity.up },
   { name: '0085_exam_quiz_address_course', up: examQuizAddressCourse.up },
+  { name: '0086_course_staff', up: courseStaff.up },
   { name: '0100_attempt_expiry', up: attemptExpiry.up },
   { name: '0105_proctoring_services', up: proctoringServices.up },
 ];

@@ -36,7 +36,8 @@ describe('hosted roster: a course of 10,000', () => {
 
     const expected = demo
       .members()
-      .filter((person) => person.status === 'Active')
+      // The demo LMS's Names and Roles speaks Moodle: its teachers (Instructor) are not candidates.
+      .filter((person) => person.status === 'Active' && person.role !== 'instructor')
       .map((person) => [deriveUserId(pseudonyms, issuer, person.id), person.name]);
     assert.ok(expected.length > 9_000 && expected.length < 10_004);
     assert.deepEqual(JSON.parse(responses[0]!.text), expected);

@@ -25,9 +25,9 @@ function app(allowedOrigins: string[]) {
       roster: {
         get: async (sectionId) => {
           if (sectionId === 'sec-down') throw new RosterError('roster_unavailable', 'down');
-          return { json: '[["id-1","Ана"]]', members: 1, unnamed: 0, fetchedAt: new Date() };
+          return { json: '[["id-1","Ана"]]', staffNames: [], members: 1, unnamed: 0, fetchedAt: new Date() };
         },
-        clear: () => undefined,
+        clear: () => undefined, forget: () => undefined,
       },
       contexts: { find: async () => undefined },
       exams: { listByContext: async () => [] },
@@ -146,7 +146,7 @@ describe('hosted links: lifetime tied to the launch URL', () => {
     server.use(
       createHostedRoutes({
         links,
-        roster: { get: async () => ({ json: '[]', members: 0, unnamed: 0, fetchedAt: new Date() }), clear: () => undefined },
+        roster: { get: async () => ({ json: '[]', staffNames: [], members: 0, unnamed: 0, fetchedAt: new Date() }), clear: () => undefined, forget: () => undefined },
         contexts: {
           find: async (sectionId) =>
             sectionId === 'sec-9'

@@ -163,9 +163,9 @@ describe('launch of every role, Canvas-like and Moodle-like', () => {
       it(
         flavor === 'canvas'
           ? 'teaching assistant (Instructor + Instructor#TeachingAssistant) → hub, settings read-only'
-          : 'teaching assistant (Moodle sends plain Instructor) → hub like an instructor',
+          : 'non-editing teacher (plain Instructor in the launch, Learner in Names and Roles) → hub, settings read-only',
         async () => {
-          await hubLaunch(flavor, 'ta', { edit: flavor === 'moodle', review: true, live: true });
+          await hubLaunch(flavor, 'ta', { edit: false, review: true, live: true });
         },
       );
 
@@ -222,8 +222,8 @@ describe('launch of every role, Canvas-like and Moodle-like', () => {
       await expectLiveBody(body, SUBS.proctor);
     });
 
-    it('moodle-like proctor (Moodle sends plain Instructor: roles cannot tell) → hub with "Monitor live"', async () => {
-      await hubLaunch('moodle', 'proctor', { edit: true, review: true, live: true });
+    it('moodle-like proctor (plain Instructor in the launch, Learner in Names and Roles: a non-editing teacher) → hub with "Monitor live", settings read-only', async () => {
+      await hubLaunch('moodle', 'proctor', { edit: false, review: true, live: true });
     });
 
     it('moodle-like proctor when the platform names Instructor a proctor role → live launch', async () => {

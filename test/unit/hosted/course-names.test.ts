@@ -9,7 +9,7 @@ import { createLogger } from '../../../src/logger.js';
 import { SUPPORTED_LOCALES } from '../../../src/i18n/locales.js';
 
 const exam = { id: 'exam-1' } as Exam;
-const body = (pairs: Array<[string, string]>): RosterBody => ({ json: JSON.stringify(pairs), members: pairs.length, unnamed: pairs.filter(([, n]) => n === '').length, fetchedAt: new Date() });
+const body = (pairs: Array<[string, string]>): RosterBody => ({ json: JSON.stringify(pairs), staffNames: [], members: pairs.length, unnamed: pairs.filter(([, n]) => n === '').length, fetchedAt: new Date() });
 const namesFrom = (get: () => Promise<RosterBody>, timeoutMs = 1000) => createCourseNames({ roster: { get }, sectionIdOf: () => 'section-1', logger: createLogger('silent'), timeoutMs });
 
 describe('course names for pages', () => {
