@@ -4,6 +4,7 @@ import { EXAM_SETTING_GROUPS, EXAM_SETTING_ROWS, type ExamSettingRow } from '../
 import { LIMITS } from '../../proctoring/contract.js';
 import type { Translate } from '../../proctoring/labels.js';
 import { changeLabel, valueInWords } from '../settings/history.js';
+import { durationInWords } from '../settings/durations.js';
 import type { ExamSettingsDocument } from '../settings/document.js';
 import type { AccommodationOverride } from './override.js';
 
@@ -82,11 +83,12 @@ export function overrideForm(document: ExamSettingsDocument, override: Accommoda
       durationMin: BREAK_LIMITS.duration.min,
       durationMax: BREAK_LIMITS.duration.max,
     },
+    // In minutes, as a person thinks of a link's validity (the document keeps seconds).
     expire: {
-      value: override?.expire === undefined ? '' : String(override.expire),
-      examValue: document.expire === undefined ? t('accommodations:editor.serviceDefault') : String(document.expire),
-      min: LIMITS.candidateExpire.min,
-      max: LIMITS.candidateExpire.max,
+      value: override?.expire === undefined ? '' : String(Math.round((override.expire / 60) * 100) / 100),
+      examValue: document.expire === undefined ? t('accommodations:editor.serviceDefault') : durationInWords(t, document.expire),
+      min: Math.ceil(LIMITS.candidateExpire.min / 60),
+      max: Math.floor(LIMITS.candidateExpire.max / 60),
     },
   };
 }
@@ -113,8 +115,9 @@ export function overrideFromFields(fields: Readonly<Record<string, unknown>>, do
   if (text(fields.breaks) === 'custom') {
     override.break_settings = { ...document.break_settings, number: numberOrText(text(fields['break_settings.number'])), duration: numberOrText(text(fields['break_settings.duration'])) };
   }
-  const expire = text(fields.expire);
-  if (expire !== '') override.expire = numberOrText(expire);
+  // Minutes in the form, seconds in the document; anything but a whole number stays text for the rules to refuse.
+  const minutes = numberOrText(text(fields.expire_minutes));
+  if (minutes !== '') override.expire = typeof minutes === 'number' ? minutes * 60 : minutes;
   if (fields.exempt === 'on' || fields.exempt === 'true') override.exempt = true;
   return override;
 }
@@ -128,6 +131,6 @@ export function overrideInWords(override: AccommodationOverride, t: Translate): 
     lines.push(t('accommodations:list.setting', { label: changeLabel(path, t), value: valueInWords(path, value, t) }));
   }
   if (override.break_settings) lines.push(t('accommodations:list.setting', { label: t('accommodations:editor.breaks'), value: breaksInWords(override.break_settings, t) }));
-  if (override.expire !== undefined) lines.push(t('accommodations:list.setting', { label: changeLabel('expire', t), value: String(override.expire) }));
+  if (override.expire !== undefined) lines.push(t('accommodations:list.setting', { label: t('hub:summary.linkValidity'), value: durationInWords(t, override.expire) }));
   return lines;
 }

@@ -83,16 +83,19 @@ describe('accommodations in the hub and in the candidate request', () => {
     const audio = /<select id="o-record_audio"[^>]*>([\s\S]*?)<\/select>/.exec(editor.text)?.[1] ?? '';
     assert.match(audio, /<option value="" selected>Same as the exam \(on\)<\/option>/);
     assert.match(editor.text, /name="_csrf"/);
+    assert.match(editor.text, /<label for="expire">Minutes for this student \(empty: same as the exam, [^)]+\)<\/label>/, 'link validity in minutes');
+    assert.match(editor.text, /data-time-limit>Time limits and extra time are set on the quiz in your LMS/, 'where extra time is given');
   });
 
   it('saves an accommodation and the student\'s candidate request carries exactly the overridden values', async () => {
-    const saved = await save({ 'exam_settings.record_audio': 'off', 'exam_settings.calculator': '1', 'exam_settings.whiteboard': 'on', breaks: 'custom', 'break_settings.number': '3', 'break_settings.duration': '15', expire: '7200' });
+    const saved = await save({ 'exam_settings.record_audio': 'off', 'exam_settings.calculator': '1', 'exam_settings.whiteboard': 'on', breaks: 'custom', 'break_settings.number': '3', 'break_settings.duration': '15', expire_minutes: '120' });
     assert.equal(saved.status, 200, /<div class="errors"[\s\S]*?<\/div>/.exec(saved.text)?.[0]);
     assert.match(saved.text, new RegExp(`data-notice>The accommodation for ${STUDENT_NAME} is saved.`));
     const row = new RegExp(`<tr data-accommodation="${studentId}"[\\s\\S]*?</tr>`).exec(saved.text)?.[0] ?? '';
     assert.match(row, new RegExp(`<span data-name>${STUDENT_NAME}</span>`));
     assert.match(row, /Record audio: off/);
     assert.match(row, /Breaks: 3 breaks of 15 minutes/);
+    assert.match(row, /Link validity: 2 hours/, 'link validity in hours, entered in minutes');
     assert.deepEqual(await stored(), { exam_settings: { record_audio: false, calculator: 1, whiteboard: true }, break_settings: { number: 3, duration: 15 }, expire: 7200 });
 
     const { body } = await oneCall(app, '/v2/candidate/launch', studentLaunch);
@@ -126,7 +129,7 @@ describe('accommodations in the hub and in the candidate request', () => {
     ['a prerequisite broken by the override', { 'exam_settings.record_video': 'off' }, 'exam_settings.verify_video', /./],
     ['too many breaks', { breaks: 'custom', 'break_settings.number': '99', 'break_settings.duration': '10' }, 'break_settings.number', /Number of breaks/],
     ['a break duration that is no number', { breaks: 'custom', 'break_settings.number': '2', 'break_settings.duration': 'long' }, 'break_settings.duration', /Break duration/],
-    ['a link validity out of range', { expire: '999999' }, 'expire', /./],
+    ['a link validity out of range', { expire_minutes: '99999' }, 'expire', /./],
     ['nothing chosen', {}, '', /at least one change/],
   ];
   for (const [what, fields, path, message] of refusals) {
