@@ -140,11 +140,15 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 
   const startupMs = Math.round(performance.now() - startedAt);
-  logger.info({ version: build.version, node: build.node, port: config.port, publicUrl: config.publicUrl.href, database: db.kind, sandbox: config.sandbox, startupMs }, 'proctor-lti started');
+  // Where an administrator goes next; the address only, never the password.
+  const adminConsole = config.adminPassword ? toolUrl(config, '/admin') : 'off (set ADMIN_PASSWORD)';
+  logger.info({ version: build.version, node: build.node, port: config.port, publicUrl: config.publicUrl.href, database: db.kind, sandbox: config.sandbox, adminConsole, startupMs }, 'proctor-lti started');
   if (config.sandbox) {
     logger.warn({ database: db.kind, explicit: config.sandboxExplicit }, 'sandbox mode: the demo LMS launches as anyone and the emulator controls need no sign-in; never expose it to users');
     console.log(`\nproctor-lti is running in sandbox mode (demo LMS + proctoring emulator, ${db.kind} database${config.sandboxExplicit ? ', SANDBOX=1' : ''}).`);
-    console.log(`Open ${toolUrl(config, '/sandbox/lms/')} and click "Open the exam as a student".\n`);
+    console.log(`Open ${toolUrl(config, '/sandbox/lms/')} and click "Open the exam as a student".`);
+    console.log(config.adminPassword ? `Admin console: ${toolUrl(config, '/admin')} (sign in with ADMIN_PASSWORD).` : 'Admin console: off — set ADMIN_PASSWORD (12 characters or more) to turn it on.');
+    console.log(`Emulator faults (slow, failing or unreachable service): ${toolUrl(config, '/sandbox/proctoring/_emulator')}\n`);
   }
 }
 

@@ -34,6 +34,10 @@ const NEW_PLATFORM_FORM = z.object({
 });
 /** A refused launch, as its confirmation and dismissal forms (and the link to the confirmation) name it. */
 const REFUSED_LAUNCH = z.object({ issuer: textField, clientId: textField, deploymentId: textField });
+const REFUSED_ACCEPT = REFUSED_LAUNCH.extend({ name: textField });
+
+/** The name a client id of a registered LMS is offered under: its LMS's name and the client id, unlike any other. */
+const nameForClient = (template: Pick<PlatformSummary, 'name'>, clientId: string) => `${template.name} (client id ${clientId})`.slice(0, 200);
 const DEPLOYMENT_FORM = z.object({ deploymentId: textField });
 const ACTIVE_FORM = z.object({ active: textField });
 export const describePlatform = (p: Pick<PlatformSummary, 'issuer' | 'clientId'>) => `${p.issuer} (client id ${p.clientId})`;
@@ -152,20 +156,29 @@ function refusedLaunchRoutes(routes: AdminRoutes, context: AdminContext): void {
     if (!refused) throw new NotFoundError('refused launch');
     const existing = platforms.find((p) => p.issuer === issuer && p.clientId === clientId);
     const template = platforms.find((p) => p.issuer === issuer);
-    context.render(req, res, 'admin/platforms/refused-confirm', { title: textOf(res)('admin:platforms.confirm.pageTitle'), refused, existing, template, problems: [] });
+    const name = template ? nameForClient(template, clientId) : '';
+    context.render(req, res, 'admin/platforms/refused-confirm', { title: textOf(res)('admin:platforms.confirm.pageTitle'), refused, existing, template, name, problems: [] });
   });
 
   routes.post('/refused/accept', async (req, res) => {
-    const { issuer, clientId, deploymentId } = parseBody(REFUSED_LAUNCH, req);
+    const { issuer, clientId, deploymentId, name: typedName } = parseBody(REFUSED_ACCEPT, req);
     const deployment = checkDeploymentId(deploymentId);
     const platforms = await context.lti.platforms.list();
     const existing = platforms.find((p) => p.issuer === issuer && p.clientId === clientId);
     const template = platforms.find((p) => p.issuer === issuer);
     const refused = (await context.refusedRegistrations.list(500)).find((r) => r.issuer === issuer && r.clientId === clientId);
     if (!refused || !template) throw new NotFoundError('refused launch');
-    if (!deployment.ok) {
+    const name = typedName.trim() || nameForClient(template, clientId);
+    const problems = deployment.ok ? [] : deployment.problems.map((problem) => localizedProblem(textOf(res), problem));
+    if (!existing) {
+      // A second platform under the name of another would be told apart by its client id alone.
+      const namesake = platforms.find((p) => p.name.trim().toLowerCase() === name.toLowerCase());
+      if (namesake) problems.push({ field: 'name', message: textOf(res)('admin:platforms.confirm.nameTaken', { name, issuer: namesake.issuer, clientId: namesake.clientId }) });
+      else if (name.length > 200) problems.push({ field: 'name', message: textOf(res)('admin:problems.nameLength') });
+    }
+    if (!deployment.ok || problems.length > 0) {
       res.status(400);
-      context.render(req, res, 'admin/platforms/refused-confirm', { title: textOf(res)('admin:platforms.confirm.pageTitle'), refused, existing, template, problems: deployment.problems.map((problem) => localizedProblem(textOf(res), problem)) });
+      context.render(req, res, 'admin/platforms/refused-confirm', { title: textOf(res)('admin:platforms.confirm.pageTitle'), refused, existing, template, name, problems });
       return;
     }
     if (existing) {
@@ -175,7 +188,7 @@ function refusedLaunchRoutes(routes: AdminRoutes, context: AdminContext): void {
       // Another client id of a registered LMS: the same endpoints and keys, as Canvas gives every developer key.
       const key = template.jwksUrl;
       if (!key) throw new NotFoundError('key set URL of the registered platform');
-      await context.lti.platforms.register({ issuer, clientId, name: template.name, authUrl: template.authUrl, tokenUrl: template.tokenUrl, key: { jwksUrl: key }, deploymentIds: [deployment.value] });
+      await context.lti.platforms.register({ issuer, clientId, name, authUrl: template.authUrl, tokenUrl: template.tokenUrl, key: { jwksUrl: key }, deploymentIds: [deployment.value] });
       await context.recordChange(req, { action: 'platform.add', target: describePlatform({ issuer, clientId }), changes: [{ field: 'copiedFrom', new: describePlatform(template) }, { field: 'deploymentIds', new: deployment.value }] });
     }
     await context.refusedRegistrations.resolved({ issuer, clientId, deploymentId: deployment.value });

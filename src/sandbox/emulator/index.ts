@@ -17,6 +17,7 @@ import {
 } from '../../proctoring/contract.js';
 import type { ProctoringOperation } from '../../proctoring/errors.js';
 import { createAuthenticator, type EmulatorAccount } from './accounts.js';
+import { controlsPage } from './controls-page.js';
 import { BODY_SHAPES, createFaultControls, faultSchema, type BodyShape, type FaultControls } from './faults.js';
 import { candidateView, launchpadView, scriptJson, staffView } from './pages.js';
 import { createSessionStore, type Session } from './sessions.js';
@@ -148,6 +149,7 @@ export function createEmulator(options: EmulatorOptions) {
   apiRoutes(router, state);
   sessionPages(router, state, deliverWebhooks);
   controlRoutes(router, state, deliverWebhooks);
+  controlsPage(router, faults, renderView);
 
   return {
     router: router as Router,
@@ -255,13 +257,16 @@ function apiRoutes(router: Router, state: EmulatorState): void {
   });
 }
 
+/** Renders one of the emulator's pages (English, never cached). */
+async function renderView(req: Request, res: Response, view: string, data: Record<string, unknown>, status = 200): Promise<void> {
+  const html = await ejs.renderFile(join(VIEWS, `${view}.ejs`), { assets: `${req.baseUrl}/assets`, scriptJson, ...data });
+  res.status(status).type('html').set('Cache-Control', 'no-store').send(html);
+}
+
 /** The pages behind the URLs the launches return: candidate, staff and launchpad views. */
 function sessionPages(router: Router, state: EmulatorState, deliverWebhooks: DeliverWebhooks): void {
   const { sessions } = state;
-  async function render(req: Request, res: Response, view: string, data: Record<string, unknown>, status = 200): Promise<void> {
-    const html = await ejs.renderFile(join(VIEWS, `${view}.ejs`), { assets: `${req.baseUrl}/assets`, scriptJson, ...data });
-    res.status(status).type('html').set('Cache-Control', 'no-store').send(html);
-  }
+  const render = renderView;
 
   router.get('/session/:token', async (req, res) => {
     const session = sessions.get(req.params.token);
