@@ -57,6 +57,7 @@ export async function createSandbox(deps: { baseUrl: string; lti: LtiAdapter; ex
   });
   await seedDemoExam(deps, demoLms);
   await seedProctorRole(deps, demoLms);
+  await seedProctoringServices(deps, demoLms);
 
   const router = express.Router();
   router.use('/proctoring', emulator.router);
@@ -120,4 +121,17 @@ async function seedProctorRole(deps: { institutions: InstitutionSettingsStore },
   const settings = await deps.institutions.get(issuer, clientId);
   if (settings.proctorRoles.length > 0) return;
   await deps.institutions.update(issuer, clientId, { proctorRoles: [ROLE.contentDeveloper] });
+}
+
+/**
+ * The demo LMS's Learn Ultra-like flavour starts the exam through LTI Proctoring Services: its quiz pages are the
+ * demo LMS's own (`{origin}` is the demo LMS's address), and the end is its LtiEndAssessment. Left alone once an
+ * administrator chose.
+ */
+async function seedProctoringServices(deps: { institutions: InstitutionSettingsStore }, demoLms: DemoLms): Promise<void> {
+  const { issuer, clientId } = demoLms.registration;
+  const settings = await deps.institutions.get(issuer, clientId);
+  if (settings.proctoringServices.lms) return;
+  const path = new URL(issuer).pathname.replace(/\/+$/, '');
+  await deps.institutions.update(issuer, clientId, { proctoringServices: { ...settings.proctoringServices, lms: 'custom', examTake: `^{origin}${path}/quiz/.*` } });
 }

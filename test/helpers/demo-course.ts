@@ -4,7 +4,7 @@ export interface CourseLaunch {
   baseUrl: string;
   /** The launch button: its value (`resource:<user>:<link>`) or its accessible name. */
   button: string | RegExp;
-  flavor?: 'moodle' | 'canvas';
+  flavor?: 'moodle' | 'canvas' | 'ultra';
   /** The language the launch asks for (the course page's choice, sent as the launch's locale). */
   locale?: string;
 }

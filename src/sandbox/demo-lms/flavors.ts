@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import type { DemoCourse, DemoLink, DemoPerson, DemoRole, DemoUser, DemoUserKey } from './directory.js';
 import { CLAIM } from '../../lti/claims.js';
+import { AP_CLAIM } from '../../lti/proctoring-claims.js';
+import type { ProctoringMessage } from './proctoring.js';
 
 /**
  * What differs between a Moodle-like and a Canvas-like launch, in one table, and the one function that
@@ -10,12 +12,13 @@ import { CLAIM } from '../../lti/claims.js';
  * published Canvas id_tokens.
  */
 
-export type DemoFlavor = 'moodle' | 'canvas';
+/** ultra: a Learn Ultra-like platform whose learners start the exam through LTI Proctoring Services. */
+export type DemoFlavor = 'moodle' | 'canvas' | 'ultra';
 /** resource: the exam link; course: course navigation (launchpad); deep-linking: the content picker. */
 export type LaunchKind = 'resource' | 'course' | 'deep-linking';
 export type Presentation = 'iframe' | 'window';
 
-export const FLAVOR_NAMES: readonly DemoFlavor[] = ['moodle', 'canvas'];
+export const FLAVOR_NAMES: readonly DemoFlavor[] = ['moodle', 'canvas', 'ultra'];
 export const LAUNCH_KINDS: readonly LaunchKind[] = ['resource', 'course', 'deep-linking'];
 export const PRESENTATIONS: readonly Presentation[] = ['iframe', 'window'];
 
@@ -135,6 +138,37 @@ export const FLAVORS: Record<DemoFlavor, FlavorProfile> = {
     messageHintFormat: 'jwt',
     deepLinking: { acceptPresentationDocumentTargets: ['iframe', 'window'], acceptMultiple: false, autoCreate: false },
   },
+  ultra: {
+    flavor: 'ultra',
+    label: 'Proctoring Services (Learn Ultra-like)',
+    productFamilyCode: 'BlackboardLearn',
+    platformName: 'Demo LMS (Learn Ultra-like)',
+    platformVersion: '3900.120.0',
+    idTokenLifetimeSeconds: 300,
+    azp: false,
+    contextType: ['http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering'],
+    launchRoles: {
+      learner: [ROLE.learner, ROLE.institutionStudent],
+      instructor: [ROLE.instructor, ROLE.institutionInstructor],
+      'teaching-assistant': [ROLE.teachingAssistant, ROLE.institutionInstructor],
+      proctor: [ROLE.contentDeveloper],
+      'test-student': [ROLE.learner, ROLE.testUser],
+      administrator: [ROLE.institutionAdministrator, ROLE.systemAdministrator],
+    },
+    membershipRoles: {
+      learner: [ROLE.learner],
+      instructor: [ROLE.instructor],
+      'teaching-assistant': [ROLE.teachingAssistant],
+      proctor: [ROLE.contentDeveloper],
+      'test-student': null,
+      administrator: null,
+    },
+    loginExtras: {},
+    membershipsUrlInCustom: false,
+    deepLinkingPresentationLocaleOnly: false,
+    messageHintFormat: 'json',
+    deepLinking: { acceptPresentationDocumentTargets: ['iframe', 'window'], acceptMultiple: true, autoCreate: false },
+  },
 };
 
 /** What buildLaunchClaims needs to know about the platform and the tool. */
@@ -148,6 +182,8 @@ export interface LaunchPlatform {
   nrpsUrl(contextId: string): string;
   returnUrl(flavor: DemoFlavor, presentation: Presentation): string;
   deepLinkReturnUrl: string;
+  /** LTI Proctoring Services: where the tool posts its LtiStartAssessment. */
+  startAssessmentUrl: string;
 }
 
 export interface LaunchClaimsInput {
@@ -161,6 +197,8 @@ export interface LaunchClaimsInput {
   locale?: string;
   /** Milliseconds since the epoch. */
   now?: number;
+  /** An LTI Proctoring Services start or end of the link's assessment instead of a resource-link launch. */
+  proctoring?: ProctoringMessage;
 }
 
 export function resolveUser(users: readonly DemoUser[], user: DemoUser | DemoUserKey): DemoUser {
@@ -238,6 +276,16 @@ export function buildLaunchClaims(platform: LaunchPlatform, input: LaunchClaimsI
     [CLAIM.toolPlatform]: toolPlatform(profile, platform.issuer),
     [CLAIM.nrps]: { context_memberships_url: nrpsUrl, service_versions: ['2.0'] },
   };
+
+  if (input.proctoring && link) {
+    // LTI Proctoring Services 1.0: the platform starts (or ends) the assessment through the tool.
+    claims[CLAIM.messageType] = input.proctoring.message === 'start' ? 'LtiStartProctoring' : 'LtiEndAssessment';
+    claims[AP_CLAIM.attemptNumber] = input.proctoring.attemptNumber;
+    if (input.proctoring.message === 'start') {
+      claims[AP_CLAIM.startAssessmentUrl] = platform.startAssessmentUrl;
+      claims[AP_CLAIM.sessionData] = input.proctoring.sessionData;
+    }
+  }
 
   if (link) {
     claims[CLAIM.resourceLink] = { id: link.id, title: link.title, ...(link.text ? { description: link.text } : {}) };

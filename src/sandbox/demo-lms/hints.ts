@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { DemoUser, DemoUserKey } from './directory.js';
 import type { DemoFlavor, LaunchKind, Presentation } from './flavors.js';
+import type { ProctoringMessage } from './proctoring.js';
 import { errorCode } from '../../values.js';
 
 /** What the login initiation promised: who launches what, and how. */
@@ -18,6 +19,8 @@ export interface PendingLaunch {
   member?: DemoUser;
   /** The LMS offers its client-side storage (lti_storage_target and its `post_message_forwarding` frame), as Canvas does. */
   platformStorage?: boolean;
+  /** LTI Proctoring Services: a start or end of the link's assessment (the Learn Ultra-like flavour). */
+  proctoring?: ProctoringMessage;
 }
 
 export type HintRefusal = 'missing' | 'malformed' | 'unknown-or-used' | 'expired';

@@ -3,6 +3,7 @@ import type { Router } from 'express';
 import { createRemoteJWKSet, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { classMembers, createDemoCourse, demoUsers, type DemoCourse, type DemoPerson, type DemoUser } from './directory.js';
 import { buildLaunchClaims, FLAVORS, NRPS_SCOPE, targetLinkUri, type DemoFlavor, type LaunchClaimsInput, type LaunchPlatform, type Presentation } from './flavors.js';
+import { createProctoringAttempts } from './proctoring.js';
 import { createMessageHints, type PendingLaunch } from './hints.js';
 import { platformKeys, signJwt, type SignOptions } from './keys.js';
 import { createOAuthServer, type TokenGrant } from './oauth.js';
@@ -147,6 +148,7 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
     token: `${issuer}/token`,
     jwks: `${issuer}/jwks`,
     deepLinkReturn: `${issuer}/deep-linking/return`,
+    startAssessment: `${issuer}/proctoring/start-assessment`,
     nrps: (contextId: string) => `${issuer}/nrps/${encodeURIComponent(contextId)}`,
   };
   const tool = { loginUrl: options.tool.loginUrl, launchUrl: options.tool.launchUrl, jwksUrl: options.tool.jwksUrl, deepLinkingUrl: options.tool.deepLinkingUrl };
@@ -168,6 +170,7 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
       return url.href;
     },
     deepLinkReturnUrl: urls.deepLinkReturn,
+    startAssessmentUrl: urls.startAssessment,
   };
 
   let remoteKeys: JWTVerifyGetKey | undefined;
@@ -175,6 +178,7 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
     options.toolKeys ?? (remoteKeys ??= createRemoteJWKSet(new URL(tool.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 }));
 
   const hints = createMessageHints({ issuer, now });
+  const proctoring = createProctoringAttempts({ issuer, clientId, deploymentId, toolKeys, now });
   const oauth = createOAuthServer({ clientId, tokenUrl: urls.token, toolKeys, now });
   const jwks = (): { keys: JWK[] } => ({ keys: [{ ...keys.publicJwk }] });
 
@@ -226,6 +230,7 @@ export async function createDemoLms(options: DemoLmsOptions): Promise<DemoLms> {
     },
     ...(options.viewsDir && options.publicDir ? { viewsDir: options.viewsDir, publicDir: options.publicDir } : defaultPaths()),
     initiateLogin: startLogin,
+    proctoring,
     buildLaunchClaims: build,
     signIdToken: (claims) => signIdToken(claims),
   });

@@ -17,6 +17,7 @@ import {
   type Presentation,
 } from './flavors.js';
 import type { MessageHints, PendingLaunch } from './hints.js';
+import type { ProctoringAttempts } from './proctoring.js';
 import { MembershipQueryError, membershipPage, NRPS_MEDIA_TYPE } from './nrps.js';
 import { OAuthError, type OAuthServer } from './oauth.js';
 import { bodyFields } from '../../http/request-input.js';
@@ -52,6 +53,8 @@ export interface DemoLmsContext {
   viewsDir: string;
   publicDir: string;
   initiateLogin(launch: PendingLaunch): Promise<LoginInitiation>;
+  /** LTI Proctoring Services' attempts (the Learn Ultra-like flavour). */
+  proctoring: ProctoringAttempts;
   buildLaunchClaims(input: LaunchClaimsInput): JWTPayload;
   signIdToken(claims: JWTPayload): Promise<string>;
 }
@@ -169,10 +172,15 @@ function pendingLaunch(ctx: DemoLmsContext, source: FormSource): PendingLaunch |
     if (!found) return 'That link is not in this course.';
     linkId = found.id;
   }
+  const flavor = parsed.data.flavor ?? ctx.defaultFlavor;
+  // The Learn Ultra-like flavour: a learner's launch of the exam starts it through LTI Proctoring Services.
+  const candidate = user.role === 'learner' || user.role === 'test-student';
+  const proctoring = flavor === 'ultra' && launchKind === 'resource' && candidate && linkId === ctx.course.exam.id ? ctx.proctoring.start(user.id, linkId) : undefined;
   return {
     user: user.key,
     userId: user.id,
-    flavor: parsed.data.flavor ?? ctx.defaultFlavor,
+    flavor,
+    ...(proctoring ? { proctoring } : {}),
     kind: launchKind,
     linkId,
     presentation: parsed.data.presentation ?? 'iframe',
@@ -308,6 +316,7 @@ function authorization(ctx: DemoLmsContext, { render, renderError }: Pages) {
       locale: launch.locale,
       nonce,
       now: ctx.now(),
+      ...(launch.proctoring ? { proctoring: launch.proctoring } : {}),
     });
     const fields: Record<string, string> = { id_token: await ctx.signIdToken(claims) };
     const state = param('state');
@@ -432,6 +441,13 @@ function deepLinkingReturnRoute(router: Router, ctx: DemoLmsContext, { renderErr
 function quizRoutes(router: Router, ctx: DemoLmsContext, { render, renderError }: Pages, form: FormParser): void {
   // A small quiz standing in for the LMS quiz the exam guards: start page, attempt, review. The sandbox
   // configures the exam's launch_url and exam_start/take/end patterns on these URLs.
+  // LTI Proctoring Services: the tool's LtiStartAssessment, checked strictly, opens the quiz of its attempt.
+  router.post('/proctoring/start-assessment', form, async (req, res) => {
+    const verified = await ctx.proctoring.verifyStart(text(bodyFields(req), 'JWT'));
+    if (!verified.ok) return renderError(res, 400, 'The assessment cannot start', `The proctoring tool's LtiStartAssessment was refused: ${verified.reason}.`);
+    const { attempt } = verified;
+    res.redirect(303, `${res.req.baseUrl}/quiz/${encodeURIComponent(attempt.linkId)}/attempt?attempt=${encodeURIComponent(attempt.id)}`);
+  });
   router.get('/quiz/:linkId', async (req, res) => {
     const link = ctx.course.links.find((candidate) => candidate.id === req.params.linkId);
     if (!link) return renderError(res, 404, 'Not found', 'There is no such quiz in this course.');
@@ -440,13 +456,24 @@ function quizRoutes(router: Router, ctx: DemoLmsContext, { render, renderError }
   router.get('/quiz/:linkId/attempt', async (req, res) => {
     const link = ctx.course.links.find((candidate) => candidate.id === req.params.linkId);
     if (!link) return renderError(res, 404, 'Not found', 'There is no such quiz in this course.');
-    await render(res, 200, 'quiz', { title: link.title, link, stage: 'attempt', questions: QUIZ });
+    await render(res, 200, 'quiz', { title: link.title, link, stage: 'attempt', questions: QUIZ, attempt: text(req.query, 'attempt') });
   });
   router.post('/quiz/:linkId/attempt', form, async (req, res) => {
     const link = ctx.course.links.find((candidate) => candidate.id === req.params.linkId);
     if (!link) return renderError(res, 404, 'Not found', 'There is no such quiz in this course.');
     const answers = bodyFields(req);
     const score = QUIZ.filter((question, index) => text(answers, `q${index}`) === question.answer).length;
+    // A proctored attempt (LTI Proctoring Services): its end goes to the tool when the tool asked for it.
+    const attemptId = text(answers, 'attempt');
+    const attempt = attemptId ? ctx.proctoring.byId(attemptId) : undefined;
+    const end = attemptId ? ctx.proctoring.end(attemptId) : undefined;
+    const user = attempt ? ctx.users.find((candidate) => candidate.id === attempt.userId) : undefined;
+    if (end && user) {
+      const login = await ctx.initiateLogin({ user: user.key, userId: user.id, flavor: 'ultra', kind: 'resource', linkId: link.id, presentation: 'window', proctoring: end });
+      res.set('Cache-Control', 'no-store');
+      await render(res, 200, 'autopost', { title: 'Ending proctoring…', message: `Score: ${score} / ${QUIZ.length}. Telling the proctoring tool that the attempt has ended.`, button: 'Continue to the tool', form: { action: login.url, method: 'post', fields: login.params } });
+      return;
+    }
     res.redirect(303, `${res.req.baseUrl}/quiz/${encodeURIComponent(link.id)}/review?score=${score}`);
   });
   router.get('/quiz/:linkId/review', async (req, res) => {
