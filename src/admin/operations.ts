@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/types.js';
 import { isUuid } from '../values.js';
+import { DEEP_LINK_PLACEHOLDER_PREFIX } from '../exams/store.js';
 import { launchLogEntryOf, type LaunchLogColumns } from '../launches/log.js';
 
 /** Read-only queries behind the console's operations pages: launch log search, courses and exams. */
@@ -88,13 +89,17 @@ export interface ExamOverview {
   updatedAt: Date;
 }
 
-/** Every exam across courses, newest change first; `text` matches title, course id or course title. */
+/**
+ * Every exam across courses, newest change first; `text` matches title, course id or course title. An exam still on
+ * its deep-linking placeholder link is left out: the LMS has not added it to a course (its teacher may have left
+ * the content picker), and its first launch claims it.
+ */
 export async function listExams(db: Queryable, filter: { text?: string; limit?: number } = {}): Promise<ExamOverview[]> {
-  const params: unknown[] = [];
-  let where = '';
+  const params: unknown[] = [`${DEEP_LINK_PLACEHOLDER_PREFIX}%`];
+  let where = 'WHERE e.resource_link_id NOT LIKE $1';
   if (filter.text) {
     params.push(like(filter.text));
-    where = 'WHERE e.title ILIKE $1 OR e.context_id ILIKE $1 OR c.title ILIKE $1';
+    where += ' AND (e.title ILIKE $2 OR e.context_id ILIKE $2 OR c.title ILIKE $2)';
   }
   params.push(Math.min(Math.max(filter.limit ?? 500, 1), 2000));
   const result = await db.query<{ id: string; issuer: string; context_id: string; course_title: string | null; title: string; status: string; configured: boolean; updated_at: Date }>(

@@ -5,6 +5,7 @@ import { exportExams } from '../../../src/exams/transfer.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { ADMIN_TEST_PASSWORD, signedInAgent } from '../../helpers/admin.js';
 import { launch } from '../../helpers/lti-flow.js';
+import { hiddenField } from '../../helpers/urls.js';
 
 describe('admin console: operations pages', () => {
   let app: TestApp;
@@ -18,6 +19,20 @@ describe('admin console: operations pages', () => {
   });
   after(async () => {
     await app.close();
+  });
+
+  it('an exam whose deep-linking form was left before the LMS added the link is not on the Exams page', async () => {
+    const picker = await launch(app, { user: 'instructor', kind: 'deep-linking', flavor: 'moodle', presentation: 'window' });
+    const action = /<form method="post" action="([^"]+)"/.exec(picker.response.text)?.[1] ?? '';
+    const fields = { ltik: hiddenField(picker.response.text, 'ltik'), _csrf: hiddenField(picker.response.text, '_csrf') };
+    const title = 'Abandoned picker exam';
+    const created = await picker.auth.agent.post(action).type('form').send({ ...fields, title, lms_preset: 'moodle', quiz_url: 'https://moodle.example.edu/mod/quiz/view.php?id=5', security_preset: 'strict-lockdown' });
+    assert.equal(created.status, 200, created.text.slice(0, 300));
+    // The teacher closes the LMS's dialog: the signed response is never posted to the LMS.
+    const list = await admin.agent.get('/admin/exams').expect(200);
+    assert.doesNotMatch(list.text, new RegExp(title));
+    // The other tests count the demo course's exams.
+    await app.db.query('DELETE FROM exams WHERE title = $1', [title]);
   });
 
   it('searches the launch log by incident id, course, exam, outcome and time', async () => {
