@@ -563,6 +563,13 @@
         changes.append(line);
       }
       item.append(changes);
+      if (entry.attemptsNote) {
+        const note = document.createElement('p');
+        note.className = 'help';
+        note.dataset.attemptsBefore = String(entry.attemptsBefore);
+        note.textContent = entry.attemptsNote;
+        item.append(note);
+      }
       list.append(item);
     }
     byId('history-empty').hidden = entries.length > 0;
@@ -605,6 +612,34 @@
     if (!summary.contains(document.activeElement)) saveStatus.focus();
   }
 
+  // Attempts already ran under the stored settings: the server asks once, naming how many; "Save anyway" sends that number.
+  let confirmedAttempts;
+  function askToConfirm(result) {
+    let box = byId('confirm-attempts');
+    if (!box) {
+      box = document.createElement('div');
+      box.id = 'confirm-attempts';
+      box.className = 'notice confirm-attempts';
+      saveStatus.parentNode.insertBefore(box, saveStatus);
+    }
+    const question = document.createElement('p');
+    question.id = 'confirm-attempts-question';
+    question.textContent = result.confirm;
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'button primary';
+    button.dataset.confirmAttempts = String(result.attempts);
+    button.setAttribute('aria-describedby', question.id);
+    button.textContent = result.button;
+    button.addEventListener('click', () => {
+      confirmedAttempts = result.attempts;
+      box.remove();
+      form.requestSubmit();
+    });
+    box.replaceChildren(question, button);
+    button.focus();
+  }
+
   let saving = false;
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -624,7 +659,7 @@
     try {
       response = await fetch(data.apiUrl, {
         method: 'PUT',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: 'Bearer ' + ltik, 'x-csrf-token': csrfToken },
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: 'Bearer ' + ltik, 'x-csrf-token': csrfToken, ...(confirmedAttempts ? { 'x-confirm-attempts': String(confirmedAttempts) } : {}) },
         body: JSON.stringify(body),
         credentials: 'same-origin',
       });
@@ -644,6 +679,12 @@
       const saved = say('saved', { time: new Date().toLocaleTimeString(locale) });
       announce(saveStatus, typeof result.accommodationWarning === 'string' ? saved + ' ' + result.accommodationWarning : saved);
       focusOutcome();
+      return;
+    }
+    confirmedAttempts = undefined;
+    if (response && response.status === 409 && result.error === 'confirm_attempts') {
+      announce(saveStatus, result.confirm);
+      askToConfirm(result);
       return;
     }
     if (response && response.status === 422 && Array.isArray(result.violations)) {

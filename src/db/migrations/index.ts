@@ -30,6 +30,7 @@ import * as platformMoveIdentity from './0081_platform_move_identity.js';
 import * as examQuizAddressCourse from './0085_exam_quiz_address_course.js';
 import * as courseStaff from './0086_course_staff.js';
 import * as attemptExpiry from './0100_attempt_expiry.js';
+import * as settingsChangeAttempts from './0101_settings_change_attempts.js';
 import * as proctoringServices from './0105_proctoring_services.js';
 
 /**
@@ -80,5 +81,6 @@ export const migrations: readonly Migration[] = [
   { name: '0085_exam_quiz_address_course', up: examQuizAddressCourse.up },
   { name: '0086_course_staff', up: courseStaff.up },
   { name: '0100_attempt_expiry', up: attemptExpiry.up },
+  { name: '0101_settings_change_attempts', up: settingsChangeAttempts.up },
   { name: '0105_proctoring_services', up: proctoringServices.up },
 ];

@@ -33,6 +33,9 @@ export interface DescribedEntry {
   /** The entry's line around its time: "[before]<time>[after]", e.g. "", ", by you:". */
   byline: [before: string, after: string];
   changes: DescribedChange[];
+  /** Attempts that ran under the settings before this change, and that in words. */
+  attemptsBefore?: number;
+  attemptsNote?: string;
 }
 
 /** Values in words, by path and stored value (`settings:history.value.<word>`). */
@@ -130,5 +133,6 @@ export function describeEntry(entry: RecordedChange, me: string, i18n: PageI18n 
     source: entry.source,
     byline: [before, after.join('')],
     changes: entry.changes.map((change) => describeChange(change, t, names)),
+    ...(entry.attemptsBefore ? { attemptsBefore: entry.attemptsBefore, attemptsNote: t('settings:history.attemptsBefore', { count: entry.attemptsBefore }) } : {}),
   };
 }

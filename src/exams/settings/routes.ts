@@ -265,8 +265,18 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
 
   router.put('/api/exams/:examId/settings', deps.csrf.protect, async (req, res) => {
     const { launch, exam } = await examFor(req, res);
-    const result = await deps.service.save(exam.id, req.body, { userId: userIdOf(launch) });
+    // The page confirms how many attempts ran under the old settings; without that number the answer asks for it.
+    const confirmed = Number(req.get('x-confirm-attempts'));
+    const result = await deps.service.save(exam.id, req.body, { userId: userIdOf(launch), confirmAttempts: Number.isInteger(confirmed) && confirmed > 0 ? confirmed : 'ask' });
     const i18n = pageI18n(res.locals);
+    if (!result.ok && result.attemptsToConfirm !== undefined) {
+      const attempts = result.attemptsToConfirm;
+      throw new AppError(409, 'confirm_attempts', 'Attempts ran under these settings', `${attempts} attempts ran under the current settings: confirm to change them.`, {
+        details: { attempts, confirm: i18n.t('settings:confirmAttempts.question', { count: attempts }), button: i18n.t('settings:confirmAttempts.button') },
+        messageKey: 'common:errors.confirmAttempts',
+        messageValues: { count: attempts },
+      });
+    }
     if (!result.ok) {
       // Each violation's sentence in the reader's language: the page shows them beside the fields.
       const violations = result.violations.map((violation) => localizeViolation(i18n.t, violation));

@@ -11,7 +11,11 @@ import { applySecurityPreset, securityPreset } from './presets/security.js';
 
 export const EXAM_STATUSES: readonly ExamStatus[] = ['open', 'closed'];
 
-export type SaveResult = { ok: true; exam: Exam; settings: ExamSettingsDocument } | { ok: false; violations: ExamViolation[] };
+/**
+ * `attemptsToConfirm`: nothing saved, because the proctoring settings would change under attempts that ran
+ * with the old ones and the caller did not confirm that number (`actor.confirmAttempts`).
+ */
+export type SaveResult = { ok: true; exam: Exam; settings: ExamSettingsDocument } | { ok: false; violations: ExamViolation[]; attemptsToConfirm?: number };
 
 /** What the form starts from for an exam never configured: the LMS's preset and the Standard security preset. */
 export function initialDocument(platformFamily: string | undefined, lmsPresets: LmsPresetCatalog): Partial<ExamSettingsDocument> {
@@ -47,7 +51,12 @@ export interface ExamSettingsService {
   get(examId: string): Promise<Exam | undefined>;
   history(examId: string, limit?: number): Promise<RecordedChange[]>;
   /** Validates with the contract and saves settings and status together, recording what changed. */
-  save(examId: string, body: unknown, actor: { userId?: string; source?: ChangeSource }): Promise<SaveResult>;
+  /**
+   * `confirmAttempts`: the settings page's save, which confirms how many attempts ran under the old settings; a
+   * change of the proctoring settings without the current number is not saved (`attemptsToConfirm`). Absent (an
+   * import, a course copy): saved without asking. The number is recorded with the change either way.
+   */
+  save(examId: string, body: unknown, actor: { userId?: string; source?: ChangeSource; confirmAttempts?: number | 'ask' }): Promise<SaveResult>;
   /** An instructor confirms a copied exam's quiz address as this course's: students may start it again. */
   confirmQuizAddress(examId: string, actor: { userId?: string }): Promise<void>;
 }
@@ -73,19 +82,23 @@ export function createExamSettingsService(deps: { db: Database; exams: ExamStore
         if (!row) throw new Error(`exam ${examId} vanished while saving`);
         const previousTool = toolSettingsFromColumns(row);
         const status = payload.status ?? row.status;
-        await store.saveSettings(examId, settings);
-        if (status !== row.status) await store.setStatus(examId, status);
         // The stored document as read (brought to the current version), so an upgrade is not reported as a change.
         const read = row.settings === null ? undefined : readSettingsDocument(row.settings);
         const previous = read === undefined ? {} : read.ok ? read.value : row.settings;
         const diff = diffSettings({ ...(isRecord(previous) ? previous : {}), status: row.status }, { ...settings, status });
+        // What the proctoring service gets changes (not only whether students may start): attempts so far ran under the old settings.
+        const proctoringChanged = row.settings !== null && diff.some((change) => change.path !== 'status');
+        const attempts = proctoringChanged ? ((await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM attempts WHERE exam_id = $1', [examId])).rows[0]?.n ?? 0) : 0;
+        if (attempts > 0 && actor.confirmAttempts !== undefined && actor.confirmAttempts !== attempts) return { ok: false as const, violations: [], attemptsToConfirm: attempts };
+        await store.saveSettings(examId, settings);
+        if (status !== row.status) await store.setStatus(examId, status);
         const tool = { ...previousTool, ...payload.toolSettings };
         // A copied exam's quiz address replaced by another: the copy now points at its own quiz.
         const previousUrl = isRecord(row.settings) ? row.settings.launch_url : undefined;
         if (previousTool.quizAddressCheck && settings.launch_url !== previousUrl) tool.quizAddressCheck = false;
         await store.setToolSettings(examId, tool);
         diff.push(...toolSettingChanges(previousTool, tool));
-        await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: actor.source ?? 'settings', changes: diff });
+        await createSettingsChangeLog(tx).record(examId, { userId: actor.userId, source: actor.source ?? 'settings', changes: diff, ...(attempts > 0 ? { attemptsBefore: attempts } : {}) });
         const exam = await store.get(examId);
         if (!exam) throw new Error(`exam ${examId} vanished while saving`);
         return { ok: true as const, exam, settings };

@@ -188,8 +188,15 @@ describe('accommodations in the hub and in the candidate request', () => {
   it('a settings save that makes an accommodation unfit is not blocked, and its answer says how many need attention', async () => {
     assert.equal((await save({ 'exam_settings.verify_audio': 'on' })).status, 200);
     const { instructor } = await openDemoExamSettings(app);
+    // Students launched above: the save confirms how many attempts ran under the settings it changes.
+    const attempts = (await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM attempts WHERE exam_id = $1', [examId])).rows[0]?.n ?? 0;
     const put = (document: Record<string, unknown>) =>
-      instructor.agent.put(`/lti/api/exams/${examId}/settings`).set('Authorization', `Bearer ${instructor.ltik}`).set('x-csrf-token', instructor.csrf).send({ settings: document, status: 'open' });
+      instructor.agent
+        .put(`/lti/api/exams/${examId}/settings`)
+        .set('Authorization', `Bearer ${instructor.ltik}`)
+        .set('x-csrf-token', instructor.csrf)
+        .set('x-confirm-attempts', String(attempts))
+        .send({ settings: document, status: 'open' });
     const fits = await put(settings);
     assert.equal(fits.status, 200, JSON.stringify(fits.body));
     assert.equal(fits.body.accommodationWarning, undefined);
