@@ -4,17 +4,17 @@
 // and the Launch API emulator run in the test process (the app in sandbox mode on the same schema), behind
 // /sandbox/ of the same balancer.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { TestContext } from 'node:test';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { SANDBOX_ACCOUNT } from '../../src/sandbox/index.js';
 import { TEST_ENCRYPTION_KEY } from './app.js';
 import { openTestDatabase, type TestDatabase } from './db.js';
 import { httpCandidateLaunch } from './http-launch.js';
 import { freePort } from './ports.js';
+import { replicaEnv, startReplica, type Replica } from './tool-process.js';
+import { waitFor } from './wait.js';
 
 export interface ReplicaAddress {
   name: string;
@@ -30,22 +30,9 @@ export interface RollingRestartSetup {
   startBalancer(lbPort: number, lmsPort: number, replicas: readonly ReplicaAddress[]): Promise<Balancer>;
 }
 
-interface Replica extends ReplicaAddress {
-  process?: ChildProcess;
-  exited?: Promise<number | null>;
-  log: string[];
-}
-
 const WORKERS = 4;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await Promise.resolve(check()).catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await sleep(100);
-  }
-}
+/** Replicas start and rejoin the balancer at the pace of a real deployment. */
+const SLOW = { timeoutMs: 120_000, intervalMs: 100 };
 
 const launchesServedBy = (replica: Replica) => replica.log.filter((line) => line.includes('"msg":"launch redirected"')).length;
 
@@ -64,38 +51,13 @@ export async function rollingRestartUnderLoad(t: TestContext, setup: RollingRest
   let lms: App | undefined;
   let balancer: Balancer | undefined;
 
-  const startReplica = (replica: Replica) => {
-    replica.log.length = 0;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      // Shutdown settings stay at their defaults: they are what is tested.
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'development',
-        PORT: String(replica.port),
-        PUBLIC_URL: lbUrl,
-        DATABASE_URL: process.env.DATABASE_URL,
-        DATABASE_SCHEMA: db.schema,
-        ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-        PROCTORING_BASE_URL: `${lbUrl}/sandbox/proctoring`,
-        PROCTORING_REGION: SANDBOX_ACCOUNT.region,
-        PROCTORING_CONSUMER_KEY: SANDBOX_ACCOUNT.consumerKey,
-        PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
-        TRUST_PROXY_HOPS: '1',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const collect = (chunk: Buffer) => replica.log.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    replica.process = child;
-    replica.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  };
+  // Shutdown settings stay at their defaults: they are what is tested.
+  const env = (replica: Replica) => replicaEnv({ port: replica.port, publicUrl: lbUrl, schema: db.schema, proctoringBaseUrl: `${lbUrl}/sandbox/proctoring`, encryptionKey: TEST_ENCRYPTION_KEY });
   const answers = (url: string) => fetch(url, { signal: AbortSignal.timeout(2000) }).then((response) => response.ok);
 
   try {
-    for (const replica of replicas) startReplica(replica);
-    for (const replica of replicas) await waitFor(`${replica.name} ready`, () => answers(`http://127.0.0.1:${replica.port}/readyz`));
+    for (const replica of replicas) startReplica(replica, env(replica));
+    for (const replica of replicas) await waitFor(`${replica.name} ready`, () => answers(`http://127.0.0.1:${replica.port}/readyz`), SLOW);
     lms = await createApp({
       config: loadConfig({ NODE_ENV: 'development', SANDBOX: '1', PORT: String(lbPort), PUBLIC_URL: lbUrl, LOG_LEVEL: 'silent', TRUST_PROXY_HOPS: '1' }),
       db,
@@ -104,7 +66,7 @@ export async function rollingRestartUnderLoad(t: TestContext, setup: RollingRest
     });
     lmsServer.on('request', lms.app);
     balancer = await setup.startBalancer(lbPort, lmsPort, replicas);
-    await waitFor('the balancer answering', () => answers(`${lbUrl}/healthz`), 30_000);
+    await waitFor('the balancer answering', () => answers(`${lbUrl}/healthz`), { timeoutMs: 30_000, intervalMs: 100 });
 
     const demo = lms.sandbox!.demoLms;
     demo.setClass({ classSize: 2000 });
@@ -128,7 +90,7 @@ export async function rollingRestartUnderLoad(t: TestContext, setup: RollingRest
     };
     // Both replicas serve launches through the balancer before the first restart.
     const load = Array.from({ length: WORKERS }, worker);
-    for (const replica of replicas) await waitFor(`${replica.name} serving through the balancer`, () => launchesServedBy(replica) > 0);
+    for (const replica of replicas) await waitFor(`${replica.name} serving through the balancer`, () => launchesServedBy(replica) > 0, SLOW);
 
     const timings: string[] = [];
     for (const replica of replicas) {
@@ -137,8 +99,9 @@ export async function rollingRestartUnderLoad(t: TestContext, setup: RollingRest
       replica.process!.kill('SIGTERM');
       assert.equal(await replica.exited, 0, `${replica.name} exits 0 on SIGTERM:\n${replica.log.slice(-5).join('\n')}`);
       const stopMs = performance.now() - stoppedAt;
-      startReplica(replica);
-      await waitFor(`${replica.name} serving through the balancer again`, () => launchesServedBy(replica) > 0, 180_000);
+      replica.log.length = 0;
+      startReplica(replica, env(replica));
+      await waitFor(`${replica.name} serving through the balancer again`, () => launchesServedBy(replica) > 0, { timeoutMs: 180_000, intervalMs: 100 });
       timings.push(`${replica.name}: stopped in ${(stopMs / 1000).toFixed(1)} s, ${completed - before} launches completed until it served again`);
     }
     stopping = true;

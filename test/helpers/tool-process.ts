@@ -1,5 +1,69 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { SANDBOX_ACCOUNT } from '../../src/sandbox/index.js';
 import { freePort } from './ports.js';
+
+export interface ToolChild {
+  process: ChildProcess;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+}
+
+/** src/main.ts in its own process with exactly `env` (and PATH); each line it writes goes to `onLine`. */
+export function spawnTool(env: Record<string, string>, onLine: (line: string) => void): ToolChild {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Whole lines: a chunk may end in the middle of one.
+  const readLines = (stream: Readable) => {
+    let rest = '';
+    stream.on('data', (chunk: Buffer) => {
+      const lines = (rest + chunk.toString('utf8')).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') onLine(line);
+    });
+    stream.on('end', () => rest !== '' && onLine(rest));
+  };
+  readLines(child.stdout);
+  readLines(child.stderr);
+  return { process: child, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+}
+
+/**
+ * The environment of one replica of several behind a balancer at `publicUrl`: PostgreSQL (DATABASE_URL, in its own
+ * schema), the sandbox's proctoring account at `proctoringBaseUrl`, one proxy hop.
+ */
+export function replicaEnv(options: { port: number; publicUrl: string; schema: string | undefined; proctoringBaseUrl: string; encryptionKey: string; logLevel?: string }): Record<string, string> {
+  return {
+    NODE_ENV: 'development',
+    PORT: String(options.port),
+    PUBLIC_URL: options.publicUrl,
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    ...(options.schema ? { DATABASE_SCHEMA: options.schema } : {}),
+    ENCRYPTION_KEY: options.encryptionKey,
+    PROCTORING_BASE_URL: options.proctoringBaseUrl,
+    PROCTORING_REGION: SANDBOX_ACCOUNT.region,
+    PROCTORING_CONSUMER_KEY: SANDBOX_ACCOUNT.consumerKey,
+    PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
+    TRUST_PROXY_HOPS: '1',
+    LOG_LEVEL: options.logLevel ?? 'info',
+  };
+}
+
+/** A replica of the tool on a port of its own, started again on the same port after a stop. */
+export interface Replica<Name extends string = string> {
+  name: Name;
+  port: number;
+  process?: ChildProcess;
+  exited?: Promise<number | null>;
+  /** The lines the replica's processes wrote. */
+  log: string[];
+}
+
+/** Starts (or starts again) a replica with `env`; what it writes is added to its log. */
+export function startReplica(replica: Replica, env: Record<string, string>): void {
+  const started = spawnTool(env, (line) => replica.log.push(line));
+  replica.process = started.process;
+  replica.exited = started.exited;
+}
 
 export interface ToolProcess {
   baseUrl: string;
@@ -19,19 +83,12 @@ export async function startToolProcess(env: Record<string, string>, timeoutMs = 
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), PUBLIC_URL: baseUrl, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   let ended = false;
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      ended = true;
-      resolve(code);
-    }),
-  );
+  const { process: child, exited: childExited } = spawnTool({ PORT: String(port), PUBLIC_URL: baseUrl, LOG_LEVEL: 'info', ...env }, (line) => (output += `${line}\n`));
+  const exited = childExited.then((code) => {
+    ended = true;
+    return code;
+  });
   const deadline = Date.now() + timeoutMs;
   while (!ended) {
     // Started (its signal handlers set) and ready.

@@ -6,41 +6,29 @@
 // The demo LMS and the Launch API emulator run in this process (the app in sandbox mode on the same schema).
 // Needs PostgreSQL (DATABASE_URL); skipped with a message without it.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createApp, type App } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/logger.js';
-import { SANDBOX_ACCOUNT } from '../../../src/sandbox/index.js';
 import { openTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { httpCandidateLaunch } from '../../helpers/http-launch.js';
 import { freePort } from '../../helpers/ports.js';
+import { replicaEnv, startReplica, type Replica as ToolReplica } from '../../helpers/tool-process.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const OLD = 'rotation-old-key-0123456789-abcdefghijklmnopqrstuvwxyz';
 const NEW = 'rotation-new-key-0123456789-abcdefghijklmnopqrstuvwxyz';
 const CONCURRENCY = 4;
+/** Replicas start and launches complete at the pace of a real deployment. */
+const SLOW = { timeoutMs: 120_000, intervalMs: 50 };
 const skip = process.env.DATABASE_URL ? false : 'needs PostgreSQL: set DATABASE_URL (two tool processes share one database)';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await Promise.resolve().then(check).catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await sleep(50);
-  }
-}
-
-interface Replica {
-  name: 'r1' | 'r2';
-  port: number;
+interface Replica extends ToolReplica<'r1' | 'r2'> {
   keys: string;
   up: boolean;
   active: number;
-  process?: ChildProcess;
-  exited?: Promise<number | null>;
-  log: string[];
 }
 
 describe('an ENCRYPTION_KEY rotation with a rolling restart of two replicas under load', { skip, timeout: 900_000 }, () => {
@@ -50,31 +38,8 @@ describe('an ENCRYPTION_KEY rotation with a rolling restart of two replicas unde
   let lms: { app?: App; server: Server; port: number };
   const replicas: Replica[] = [];
 
-  function startReplica(replica: Replica): void {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'development',
-        PORT: String(replica.port),
-        PUBLIC_URL: balancerUrl,
-        DATABASE_URL: process.env.DATABASE_URL,
-        DATABASE_SCHEMA: db.schema,
-        ENCRYPTION_KEY: replica.keys,
-        PROCTORING_BASE_URL: `http://127.0.0.1:${lms.port}/sandbox/proctoring`,
-        PROCTORING_REGION: SANDBOX_ACCOUNT.region,
-        PROCTORING_CONSUMER_KEY: SANDBOX_ACCOUNT.consumerKey,
-        PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
-        TRUST_PROXY_HOPS: '1',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const collect = (chunk: Buffer) => replica.log.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-    child.stdout?.on('data', collect);
-    child.stderr?.on('data', collect);
-    replica.process = child;
-    replica.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  }
+  const env = (replica: Replica) =>
+    replicaEnv({ port: replica.port, publicUrl: balancerUrl, schema: db.schema, proctoringBaseUrl: `http://127.0.0.1:${lms.port}/sandbox/proctoring`, encryptionKey: replica.keys, logLevel: 'warn' });
 
   const ready = async (replica: Replica) => (await fetch(`http://127.0.0.1:${replica.port}/readyz`, { signal: AbortSignal.timeout(2000) })).ok;
 
@@ -154,8 +119,8 @@ describe('an ENCRYPTION_KEY rotation with a rolling restart of two replicas unde
 
     for (const name of ['r1', 'r2'] as const) replicas.push({ name, port: await freePort(), keys: OLD, up: false, active: 0, log: [] });
     for (const replica of replicas) {
-      startReplica(replica);
-      await waitFor(`replica ${replica.name} ready`, () => ready(replica));
+      startReplica(replica, env(replica));
+      await waitFor(`replica ${replica.name} ready`, () => ready(replica), SLOW);
       replica.up = true;
     }
     // The LMS side lists both keys: it starts on the database the replicas encrypted with OLD and outlives the rotation.
@@ -207,22 +172,22 @@ describe('an ENCRYPTION_KEY rotation with a rolling restart of two replicas unde
     };
     const launchesWhile = async (what: string, count = 6) => {
       const target = completed + count;
-      await waitFor(`${count} launches ${what}`, () => completed >= target, 120_000);
+      await waitFor(`${count} launches ${what}`, () => completed >= target, SLOW);
     };
 
     const restartWith = async (replica: Replica, keys: string) => {
       replica.up = false;
-      await waitFor(`${replica.name} idle`, () => replica.active === 0, 30_000);
+      await waitFor(`${replica.name} idle`, () => replica.active === 0, { timeoutMs: 30_000, intervalMs: 50 });
       replica.process!.kill('SIGTERM');
       assert.equal(await replica.exited, 0, `${replica.name} exits 0 on SIGTERM`);
       await launchesWhile(`while ${replica.name} is down`, 3);
       replica.keys = keys;
-      startReplica(replica);
-      await waitFor(`${replica.name} ready with ${label(keys)}`, () => ready(replica));
+      startReplica(replica, env(replica));
+      await waitFor(`${replica.name} ready with ${label(keys)}`, () => ready(replica), SLOW);
       replica.up = true;
       // Launches run with these key lists until their halves have crossed between the replicas both ways.
       const now = phaseOf();
-      await waitFor(`launches crossing both ways with ${now}`, () => (crossed.get(`${now} r1→r2`) ?? 0) >= 2 && (crossed.get(`${now} r2→r1`) ?? 0) >= 2, 180_000);
+      await waitFor(`launches crossing both ways with ${now}`, () => (crossed.get(`${now} r1→r2`) ?? 0) >= 2 && (crossed.get(`${now} r2→r1`) ?? 0) >= 2, { timeoutMs: 180_000, intervalMs: 50 });
     };
     const rollingRestart = async (keys: string) => {
       for (const replica of replicas) await restartWith(replica, keys);

@@ -15,11 +15,11 @@ import { after, before, describe, it } from 'node:test';
 import { createApp, type App } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/logger.js';
-import { SANDBOX_ACCOUNT } from '../../../src/sandbox/index.js';
 import { TEST_ENCRYPTION_KEY } from '../../helpers/app.js';
 import { openTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { httpCandidateLaunch, type LaunchStep } from '../../helpers/http-launch.js';
 import { freePort } from '../../helpers/ports.js';
+import { replicaEnv, startReplica, type Replica as ToolReplica } from '../../helpers/tool-process.js';
 import { sleep, waitFor } from '../../helpers/wait.js';
 
 const REPLICAS = ['r1', 'r2', 'r3'] as const;
@@ -37,13 +37,7 @@ const SLOW = { timeoutMs: 120_000, intervalMs: 100 };
 
 const answers = (url: string) => fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok);
 
-interface Replica {
-  name: (typeof REPLICAS)[number];
-  port: number;
-  process?: ChildProcess;
-  exited?: Promise<number | null>;
-  log: string[];
-}
+type Replica = ToolReplica<(typeof REPLICAS)[number]>;
 
 describe('replicas behind a load balancer', { skip }, () => {
   let db: TestDatabase;
@@ -54,31 +48,8 @@ describe('replicas behind a load balancer', { skip }, () => {
   let adminSocket: string;
   const replicas: Replica[] = [];
 
-  function startReplica(replica: Replica): void {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'development',
-        PORT: String(replica.port),
-        PUBLIC_URL: lbUrl,
-        DATABASE_URL: process.env.DATABASE_URL,
-        DATABASE_SCHEMA: db.schema,
-        ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-        PROCTORING_BASE_URL: `http://127.0.0.1:${lms.port}/sandbox/proctoring`,
-        PROCTORING_REGION: SANDBOX_ACCOUNT.region,
-        PROCTORING_CONSUMER_KEY: SANDBOX_ACCOUNT.consumerKey,
-        PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
-        TRUST_PROXY_HOPS: '1',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const collect = (chunk: Buffer) => replica.log.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-    child.stdout?.on('data', collect);
-    child.stderr?.on('data', collect);
-    replica.process = child;
-    replica.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  }
+  const env = (replica: Replica) =>
+    replicaEnv({ port: replica.port, publicUrl: lbUrl, schema: db.schema, proctoringBaseUrl: `http://127.0.0.1:${lms.port}/sandbox/proctoring`, encryptionKey: TEST_ENCRYPTION_KEY });
 
   /** One command on HAProxy's admin socket; its answer. */
   const haproxyCommand = (command: string) =>
@@ -149,7 +120,7 @@ ${replicas.map((r) => `  server ${r.name} 127.0.0.1:${r.port} check inter 500 fa
     assert.equal(checked.status, 0, `haproxy -c: ${checked.stdout}${checked.stderr}`);
 
     // The three replicas start together on an empty schema: each runs the migrations at start-up.
-    for (const replica of replicas) startReplica(replica);
+    for (const replica of replicas) startReplica(replica, env(replica));
     for (const replica of replicas) await waitFor(`replica ${replica.name} ready`, () => answers(`http://127.0.0.1:${replica.port}/readyz`), SLOW);
 
     lms.app = await createApp({
@@ -258,7 +229,7 @@ ${replicas.map((r) => `  server ${r.name} 127.0.0.1:${r.port} check inter 500 fa
         assert.equal(code, 0, `${replica.name} exits 0 on SIGTERM`);
         // The others carry the burst while this one is stopped.
         await waitFor(`launches completed while ${replica.name} was stopped`, async () => (launchesDuringRestart.get(replica.name) ?? 0) >= 3, { timeoutMs: 60_000, intervalMs: 100 });
-        startReplica(replica);
+        startReplica(replica, env(replica));
         await waitFor(`${replica.name} ready again`, () => answers(`http://127.0.0.1:${replica.port}/readyz`), SLOW);
         await haproxyCommand(`set server tools/${replica.name} state ready`);
         await waitFor(`${replica.name} back in the balancer`, async () => (await haproxyCommand('show stat')).split('\n').some((line) => line.startsWith(`tools,${replica.name},`) && line.includes(',UP,')), SLOW);
