@@ -18,7 +18,7 @@ describe('error responses by kind of route', () => {
     { name: 'the settings API without a session', path: '/lti/api/exams/00000000-0000-4000-8000-000000000000/settings', json: true },
     { name: 'a hosted roster without a token', path: '/hosted/roster', json: true },
     { name: 'an unknown page', path: '/no-such-page', json: false },
-    { name: 'a session page without a session', path: '/lti/hub/00000000-0000-4000-8000-000000000000', json: false },
+    { name: 'a session page without a session', path: '/lti/hub/00000000-0000-4000-8000-000000000000/review', json: false },
   ];
   for (const c of cases) {
     it(`${c.name}: ${c.json ? 'JSON' : 'an HTML page'}, even for a browser's Accept header`, async () => {
