@@ -28,16 +28,26 @@ export async function runThroughTool(holder: LockHolder, body: CommandRequest, t
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const unexpected = () => new ToolUnreachableError(`the running proctor-lti (pid ${holder.pid}) answered something unexpected. Make the change in the admin console: ${consoleUrl}`);
+          let answer: unknown;
           try {
-            const parsed = controlAnswerSchema.parse(JSON.parse(text));
-            const result = res.statusCode === 200 ? commandResultOf(parsed) : undefined;
-            if (result) resolve(result);
-            else if (res.statusCode === 200) throw new Error('incomplete result');
-            else reject(new ToolUnreachableError(`the running proctor-lti (pid ${holder.pid}) refused the command: ${parsed.error ?? res.statusCode}. Make the change in the admin console: ${consoleUrl}`));
+            answer = JSON.parse(Buffer.concat(chunks).toString('utf8'));
           } catch {
-            reject(new ToolUnreachableError(`the running proctor-lti (pid ${holder.pid}) answered something unexpected. Make the change in the admin console: ${consoleUrl}`));
+            reject(unexpected());
+            return;
           }
+          const parsed = controlAnswerSchema.safeParse(answer);
+          if (!parsed.success) {
+            reject(unexpected());
+            return;
+          }
+          if (res.statusCode !== 200) {
+            reject(new ToolUnreachableError(`the running proctor-lti (pid ${holder.pid}) refused the command: ${parsed.data.error ?? res.statusCode}. Make the change in the admin console: ${consoleUrl}`));
+            return;
+          }
+          const result = commandResultOf(parsed.data);
+          if (result) resolve(result);
+          else reject(unexpected());
         });
         res.on('error', reject);
       },
