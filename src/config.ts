@@ -93,6 +93,8 @@ export interface RetentionSettings {
   attemptDays: number;
   webhookDeliveryDays: number;
   auditLogDays: number;
+  /** Exams created in the deep-linking picker whose link no launch ever claimed, by their last use. */
+  unclaimedExamDays: number;
   /** Minutes between scheduled prunings (one replica at a time); 0: none, `proctor-lti retention prune` from cron instead. */
   pruneIntervalMinutes: number;
 }
@@ -219,6 +221,7 @@ const envSchema = z.object({
   RETENTION_ATTEMPT_DAYS: integerIn(0, 36_500, 400),
   RETENTION_WEBHOOK_DELIVERY_DAYS: integerIn(0, 36_500, 400),
   RETENTION_AUDIT_LOG_DAYS: integerIn(0, 36_500, 730),
+  RETENTION_UNCLAIMED_EXAM_DAYS: integerIn(0, 36_500, 400),
   RETENTION_PRUNE_INTERVAL_MINUTES: integerIn(0, 10_080, 60),
   METRICS_TOKEN: z.preprocess(blankToUndefined, z.string().regex(/^[\x21-\x7e]{16,}$/, 'must be at least 16 printable characters without spaces (e.g. `openssl rand -hex 24`)').optional()),
 });
@@ -344,6 +347,7 @@ export function loadConfig(env: Env): Config {
       attemptDays: e.RETENTION_ATTEMPT_DAYS,
       webhookDeliveryDays: e.RETENTION_WEBHOOK_DELIVERY_DAYS,
       auditLogDays: e.RETENTION_AUDIT_LOG_DAYS,
+      unclaimedExamDays: e.RETENTION_UNCLAIMED_EXAM_DAYS,
       pruneIntervalMinutes: e.RETENTION_PRUNE_INTERVAL_MINUTES,
     },
   };

@@ -47,6 +47,8 @@ export async function resolveExamForLaunch(exams: ExamStore, key: ExamKey, title
   const exam = await exams.ensure(key, title || source.title);
   if (exam.settings || !source.settings || isPlaceholderLink(exam.resourceLinkId)) return exam;
   if (await exams.saveSettingsIfUnset(exam.id, source.settings)) {
+    // A template course's exam may never be launched itself, only copied: the copy keeps it from retention.
+    if (isPlaceholderLink(source.resourceLinkId)) await exams.notePlaceholderUsed(source.id);
     // Each tool-side setting says what a copy keeps (the quiz address is to be checked, the times stay behind, …).
     const copied = copiedToolSettings(source, source);
     await exams.setToolSettings(exam.id, copied);

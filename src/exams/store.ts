@@ -139,6 +139,11 @@ export interface ExamStore {
    * undefined when it is no longer on the placeholder or the key is taken.
    */
   claimResourceLink(id: string, placeholderResourceLinkId: string, resourceLinkId: string, title: string): Promise<Exam | undefined>;
+  /**
+   * Notes that an exam still on its placeholder link was just used (its settings copied into a course copy), at
+   * most once a day: retention removes placeholders nothing used for a long time (docs/retention.md).
+   */
+  notePlaceholderUsed(id: string): Promise<void>;
 }
 
 /** What a student's launch reads of an exam, kept a few seconds: the exam and who has an accommodation. */
@@ -269,6 +274,9 @@ export function createExamStore(db: Queryable): ExamStore {
         [id, placeholderResourceLinkId, resourceLinkId, title.slice(0, 255)],
       );
       return changed(result.rows[0] ? toExam(result.rows[0]) : undefined);
+    },
+    async notePlaceholderUsed(id) {
+      await db.query(`UPDATE exams SET updated_at = now() WHERE id = $1 AND resource_link_id LIKE $2 AND updated_at < now() - interval '1 day'`, [id, `${DEEP_LINK_PLACEHOLDER_PREFIX}%`]);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { RetentionSettings } from '../config.js';
 import type { Queryable } from '../db/types.js';
 
 /** What a prune removes, each kind by its own setting. */
-export const RETAINED = ['launchLog', 'attempts', 'webhookDeliveries', 'auditLog'] as const;
+export const RETAINED = ['launchLog', 'attempts', 'webhookDeliveries', 'auditLog', 'unclaimedExams'] as const;
 export type Retained = (typeof RETAINED)[number];
 
 const DAYS_SETTING: Record<Retained, keyof RetentionSettings> = {
@@ -10,6 +10,7 @@ const DAYS_SETTING: Record<Retained, keyof RetentionSettings> = {
   attempts: 'attemptDays',
   webhookDeliveries: 'webhookDeliveryDays',
   auditLog: 'auditLogDays',
+  unclaimedExams: 'unclaimedExamDays',
 };
 
 /** Rows removed (or, for a dry run, that would be): attempts count the results received for them separately. */
@@ -19,6 +20,7 @@ export interface PruneCounts {
   attemptResults: number;
   webhookDeliveries: number;
   auditLog: number;
+  unclaimedExams: number;
 }
 
 export interface PruneResult {
@@ -33,6 +35,14 @@ export interface PruneResult {
 export const PRUNE_BATCH_ROWS = 2000;
 
 /**
+ * An exam still on its deep-linking placeholder link (`exams/store.ts`, `DEEP_LINK_PLACEHOLDER_PREFIX`) that
+ * nothing used since `$1`: its teacher left the LMS's activity form after the tool's picker, so no launch ever
+ * claimed it. `updated_at` moves when the exam is created, edited, or its settings are copied into a course copy
+ * (a template course's exam may never be launched itself). An exam with attempts is never one.
+ */
+const UNCLAIMED = `e.resource_link_id LIKE 'deep-link:%' AND e.updated_at < $1 AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.exam_id = e.id)`;
+
+/**
  * One batch per kind: at most `$2` rows older than `$1`, skipping rows another pruner (a replica, the CLI) has
  * locked, so concurrent prunes split the work instead of waiting on each other. Every statement is idempotent:
  * run twice, the second finds nothing.
@@ -41,6 +51,7 @@ const BATCH: Record<Exclude<Retained, 'attempts'>, string> = {
   launchLog: 'DELETE FROM launch_log WHERE id IN (SELECT id FROM launch_log WHERE at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)',
   webhookDeliveries: 'DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)',
   auditLog: 'DELETE FROM admin_audit_log WHERE id IN (SELECT id FROM admin_audit_log WHERE at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)',
+  unclaimedExams: `DELETE FROM exams WHERE id IN (SELECT id FROM exams e WHERE ${UNCLAIMED} LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 };
 
 /** An attempt goes with the results the proctoring service sent for it (its matched webhook deliveries). */
@@ -55,6 +66,7 @@ const COUNT: Record<Retained, string> = {
   attempts: 'SELECT count(*)::int AS n FROM attempts WHERE started_at < $1',
   webhookDeliveries: 'SELECT count(*)::int AS n FROM webhook_deliveries WHERE received_at < $1',
   auditLog: 'SELECT count(*)::int AS n FROM admin_audit_log WHERE at < $1',
+  unclaimedExams: `SELECT count(*)::int AS n FROM exams e WHERE ${UNCLAIMED}`,
 };
 const COUNT_ATTEMPT_RESULTS = 'SELECT count(*)::int AS n FROM webhook_deliveries d JOIN attempts a ON a.id = d.attempt_id WHERE a.started_at < $1';
 /** Deliveries that go by their own setting: not those that go with an expired attempt (counted as its results). */
@@ -73,7 +85,7 @@ export function cutoffsOf(settings: RetentionSettings, now: Date): Partial<Recor
   return cutoffs;
 }
 
-const noneRemoved = (): PruneCounts => ({ launchLog: 0, attempts: 0, attemptResults: 0, webhookDeliveries: 0, auditLog: 0 });
+const noneRemoved = (): PruneCounts => ({ launchLog: 0, attempts: 0, attemptResults: 0, webhookDeliveries: 0, auditLog: 0, unclaimedExams: 0 });
 
 /**
  * Deletes every row older than its kind's setting, in batches until none is left. Safe to run on several
@@ -89,7 +101,7 @@ export async function pruneExpired(
   const removed = noneRemoved();
   const stop = options.shouldStop ?? (() => false);
   // Attempts first: their results go with them, before the deliveries' own (possibly shorter) setting applies.
-  for (const kind of ['attempts', 'launchLog', 'webhookDeliveries', 'auditLog'] as const) {
+  for (const kind of ['attempts', 'launchLog', 'webhookDeliveries', 'auditLog', 'unclaimedExams'] as const) {
     const cutoff = cutoffs[kind];
     if (!cutoff) continue;
     for (;;) {
@@ -123,4 +135,4 @@ export async function countExpired(db: Queryable, settings: RetentionSettings, n
   return { cutoffs, removed, interrupted: false };
 }
 
-export const totalRemoved = (counts: PruneCounts): number => counts.launchLog + counts.attempts + counts.attemptResults + counts.webhookDeliveries + counts.auditLog;
+export const totalRemoved = (counts: PruneCounts): number => counts.launchLog + counts.attempts + counts.attemptResults + counts.webhookDeliveries + counts.auditLog + counts.unclaimedExams;

@@ -30,7 +30,11 @@ const TABLE_OF: Record<Retained | 'attemptResults', string> = {
   attemptResults: 'webhook_deliveries (results of those attempts)',
   webhookDeliveries: 'webhook_deliveries',
   auditLog: 'admin_audit_log',
+  unclaimedExams: 'exams (unclaimed deep-linking placeholders)',
 };
+
+/** The metric's `table` label: the table's own name. */
+const METRIC_TABLE_OF: Record<Retained | 'attemptResults', string> = { ...TABLE_OF, attemptResults: 'webhook_deliveries', unclaimedExams: 'exams' };
 
 /** One change per kind that lost rows: the table, and how many rows older than which day went. */
 export function pruneChanges(result: PruneResult): PruneChange[] {
@@ -49,12 +53,12 @@ export function pruneChanges(result: PruneResult): PruneChange[] {
  * was deleted, by which settings, is kept even of deleting (the audit log's own expired entries included).
  */
 export async function recordPrune(audit: PruneAudit, result: PruneResult, settings: RetentionSettings, by: Pruner): Promise<void> {
-  for (const kind of [...RETAINED, 'attemptResults'] as const) countPrunedRows(TABLE_OF[kind === 'attemptResults' ? 'webhookDeliveries' : kind], result.removed[kind]);
+  for (const kind of [...RETAINED, 'attemptResults'] as const) countPrunedRows(METRIC_TABLE_OF[kind], result.removed[kind]);
   if (totalRemoved(result.removed) === 0) return;
   await audit.record({
     ...by,
     action: PRUNE_ACTION,
-    target: `retention (days: launch log ${settings.launchLogDays}, attempts ${settings.attemptDays}, webhook deliveries ${settings.webhookDeliveryDays}, audit log ${settings.auditLogDays}; 0 = kept)`,
+    target: `retention (days: launch log ${settings.launchLogDays}, attempts ${settings.attemptDays}, webhook deliveries ${settings.webhookDeliveryDays}, audit log ${settings.auditLogDays}, unclaimed exams ${settings.unclaimedExamDays}; 0 = kept)`,
     changes: pruneChanges(result),
   });
 }

@@ -115,4 +115,17 @@ describe('resolveExamForLaunch: deep-linked links and course copies', () => {
 
     assert.equal((await resolveExamForLaunch(exams, key('c6', 'x'), 'X', 'not-a-uuid-at-all')).settings, null);
   });
+
+  it("a placeholder copied into another course counts as used: retention measures its age from the copy", async () => {
+    const template = await exams.ensure(key('template', `${DEEP_LINK_PLACEHOLDER_PREFIX}3`), 'Template exam');
+    await exams.saveSettings(template.id, SETTINGS);
+    const lastUsed = async () => (await db.query<{ updated_at: Date }>('SELECT updated_at FROM exams WHERE id = $1', [template.id])).rows[0]!.updated_at.getTime();
+    await db.query("UPDATE exams SET updated_at = now() - interval '300 days' WHERE id = $1", [template.id]);
+    const before = Date.now();
+    await resolveExamForLaunch(exams, key('copy-of-template', 'link'), 'X', template.id);
+    assert.ok((await lastUsed()) >= before - 1000, 'the copy moved its last use to now');
+    await db.query("UPDATE exams SET updated_at = now() - interval '300 days' WHERE id = $1", [template.id]);
+    await resolveExamForLaunch(exams, key('copy-of-template', 'link'), 'X', template.id);
+    assert.ok((await lastUsed()) < before - 299 * 86_400_000, 'a launch of a copy already made is no new use');
+  });
 });

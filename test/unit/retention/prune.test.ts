@@ -7,13 +7,14 @@ import { createAuditLog } from '../../../src/admin/audit.js';
 import { loadConfig, type RetentionSettings } from '../../../src/config.js';
 import type { Database, Queryable } from '../../../src/db/types.js';
 import { createLogger } from '../../../src/logger.js';
+import { DEEP_LINK_PLACEHOLDER_PREFIX } from '../../../src/exams/store.js';
 import { countExpired, pruneExpired } from '../../../src/retention/prune.js';
 import { PRUNE_ACTION } from '../../../src/retention/record.js';
 import { claimTurn, scheduleRetention } from '../../../src/retention/schedule.js';
 import { migratedTestDatabase, openSecondHandle, type TestDatabase } from '../../helpers/db.js';
 
 const DAY_MS = 86_400_000;
-const SETTINGS: RetentionSettings = { launchLogDays: 90, attemptDays: 400, webhookDeliveryDays: 30, auditLogDays: 730, pruneIntervalMinutes: 60 };
+const SETTINGS: RetentionSettings = { launchLogDays: 90, attemptDays: 400, webhookDeliveryDays: 30, auditLogDays: 730, unclaimedExamDays: 400, pruneIntervalMinutes: 60 };
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS);
 
 /** Rows of each pruned table, each at its own age (in days), so a test can see which went. */
@@ -40,6 +41,17 @@ async function seed(db: Queryable) {
   const audit = async (ageDays: number) =>
     String((await db.query<{ id: number }>(`INSERT INTO admin_audit_log (at, actor, source, action) VALUES ($1, 'admin', 'console', 'platform.add') RETURNING id`, [daysAgo(ageDays)])).rows[0]!.id);
 
+  // Exams made in the deep-linking picker: one whose link no launch claimed for 401 days goes; a newer one, a
+  // claimed one of the same age, and a placeholder with an attempt (never left behind) stay.
+  const exam = async (ageDays: number, resourceLinkId: string) => {
+    const id = randomUUID();
+    await db.query(`INSERT INTO exams (id, issuer, client_id, deployment_id, context_id, resource_link_id, title, updated_at) VALUES ($1, 'https://lms.example.edu', 'c', '1', 'course', $2, 'Exam', $3)`, [id, resourceLinkId, daysAgo(ageDays)]);
+    return id;
+  };
+  const placeholder = () => `${DEEP_LINK_PLACEHOLDER_PREFIX}${randomUUID()}`;
+  const unclaimed = { old: [await exam(401, placeholder())], kept: [await exam(399, placeholder()), await exam(401, `claimed-${randomUUID()}`), await exam(401, placeholder())] };
+  await db.query("INSERT INTO attempts (id, exam_id, user_id, status, started_at) VALUES ($1, $2, 'u', 'ended', now())", [randomUUID(), unclaimed.kept[2]]);
+
   const oldAttempt = await attempt(401);
   const abandonedAttempt = await attempt(450, 'started');
   const recentAttempt = await attempt(399);
@@ -52,6 +64,7 @@ async function seed(db: Queryable) {
     },
     launches: { old: [await launch(91), await launch(365)], kept: [await launch(89), await launch(0)] },
     audits: { old: [await audit(731)], kept: [await audit(729)] },
+    exams: unclaimed,
   };
 }
 
@@ -68,6 +81,7 @@ async function assertPruned(db: Queryable, seeded: Seeded): Promise<void> {
     ['webhook_deliveries', seeded.deliveries],
     ['launch_log', seeded.launches],
     ['admin_audit_log', seeded.audits],
+    ['exams', seeded.exams],
   ] as const) {
     assert.deepEqual(await present(db, table, rows.old), [], `${table}: the expired rows are gone`);
     assert.deepEqual(await present(db, table, rows.kept), [...rows.kept].sort(), `${table}: the newer rows stay`);
@@ -89,7 +103,7 @@ describe('retention', () => {
   beforeEach(() => clear(db));
 
   it('defaults: launch log 90 days, attempts and webhook deliveries 400, audit log 730, pruned every hour; 0 keeps', () => {
-    assert.deepEqual(loadConfig({}).retention, { launchLogDays: 90, attemptDays: 400, webhookDeliveryDays: 400, auditLogDays: 730, pruneIntervalMinutes: 60 });
+    assert.deepEqual(loadConfig({}).retention, { launchLogDays: 90, attemptDays: 400, webhookDeliveryDays: 400, auditLogDays: 730, unclaimedExamDays: 400, pruneIntervalMinutes: 60 });
     assert.equal(loadConfig({ RETENTION_AUDIT_LOG_DAYS: '0' }).retention.auditLogDays, 0);
     assert.throws(() => loadConfig({ RETENTION_LAUNCH_LOG_DAYS: '-1' }), /RETENTION_LAUNCH_LOG_DAYS must be a whole number/);
   });
@@ -98,10 +112,10 @@ describe('retention', () => {
     const seeded = await seed(db);
     const counted = await countExpired(db, SETTINGS);
     const result = await pruneExpired(db, SETTINGS);
-    assert.deepEqual(result.removed, { attempts: 2, attemptResults: 2, webhookDeliveries: 2, launchLog: 2, auditLog: 1 });
+    assert.deepEqual(result.removed, { attempts: 2, attemptResults: 2, webhookDeliveries: 2, launchLog: 2, auditLog: 1, unclaimedExams: 1 });
     assert.deepEqual(counted.removed, result.removed, 'the dry run counts what the prune removes');
     await assertPruned(db, seeded);
-    assert.deepEqual((await pruneExpired(db, SETTINGS)).removed, { attempts: 0, attemptResults: 0, webhookDeliveries: 0, launchLog: 0, auditLog: 0 }, 'idempotent');
+    assert.deepEqual((await pruneExpired(db, SETTINGS)).removed, { attempts: 0, attemptResults: 0, webhookDeliveries: 0, launchLog: 0, auditLog: 0, unclaimedExams: 0 }, 'idempotent');
   });
 
   it('works through any number of rows in batches, and a setting of 0 keeps everything of its kind', async () => {
@@ -130,7 +144,7 @@ describe('retention', () => {
       assert.equal(entries[0]!.source, 'schedule');
       assert.deepEqual(
         entries[0]!.changes.map((change) => `${change.field}: ${change.old?.replace(/ older than .*/, '')}`),
-        ['launch_log: 2 rows', 'attempts: 2 rows', 'webhook_deliveries: 2 rows', 'admin_audit_log: 1 rows', 'webhook_deliveries (results of those attempts): 2 rows'],
+        ['launch_log: 2 rows', 'attempts: 2 rows', 'webhook_deliveries: 2 rows', 'admin_audit_log: 1 rows', 'exams (unclaimed deep-linking placeholders): 1 rows', 'webhook_deliveries (results of those attempts): 2 rows'],
       );
       const { rows } = await db.query<{ last_finished_at: Date | null }>("SELECT last_finished_at FROM scheduled_tasks WHERE name = 'retention.prune'");
       assert.ok(rows[0]?.last_finished_at, 'the finished prune is noted');
