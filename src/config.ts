@@ -95,6 +95,8 @@ export interface RetentionSettings {
   auditLogDays: number;
   /** Exams created in the deep-linking picker whose link no launch ever claimed, by their last use. */
   unclaimedExamDays: number;
+  /** A course's staff entries (staff launches, named proctors), by the person's last staff launch or naming. */
+  courseStaffDays: number;
   /** Minutes between scheduled prunings (one replica at a time); 0: none, `proctor-lti retention prune` from cron instead. */
   pruneIntervalMinutes: number;
 }
@@ -222,6 +224,7 @@ const envSchema = z.object({
   RETENTION_WEBHOOK_DELIVERY_DAYS: integerIn(0, 36_500, 400),
   RETENTION_AUDIT_LOG_DAYS: integerIn(0, 36_500, 730),
   RETENTION_UNCLAIMED_EXAM_DAYS: integerIn(0, 36_500, 400),
+  RETENTION_COURSE_STAFF_DAYS: integerIn(0, 36_500, 400),
   RETENTION_PRUNE_INTERVAL_MINUTES: integerIn(0, 10_080, 60),
   METRICS_TOKEN: z.preprocess(blankToUndefined, z.string().regex(/^[\x21-\x7e]{16,}$/, 'must be at least 16 printable characters without spaces (e.g. `openssl rand -hex 24`)').optional()),
 });
@@ -348,6 +351,7 @@ export function loadConfig(env: Env): Config {
       webhookDeliveryDays: e.RETENTION_WEBHOOK_DELIVERY_DAYS,
       auditLogDays: e.RETENTION_AUDIT_LOG_DAYS,
       unclaimedExamDays: e.RETENTION_UNCLAIMED_EXAM_DAYS,
+      courseStaffDays: e.RETENTION_COURSE_STAFF_DAYS,
       pruneIntervalMinutes: e.RETENTION_PRUNE_INTERVAL_MINUTES,
     },
   };

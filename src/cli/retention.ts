@@ -10,6 +10,7 @@ const LABELS = {
   webhookDeliveries: 'webhook deliveries',
   auditLog: 'audit log entries',
   unclaimedExams: 'unclaimed deep-linking exams',
+  courseStaff: 'course staff entries',
 } as const;
 
 /** `retention prune`: removes what is older than the retention settings now (for cron, or with the schedule off). */
@@ -17,7 +18,7 @@ export function addRetentionCommands(program: Command, withDatabase: WithDatabas
   const retention = program.command('retention').description('records kept for a limited time (RETENTION_* settings, docs/retention.md)');
   retention
     .command('prune')
-    .description('remove launch log rows, attempts with their results, webhook deliveries, audit entries and unclaimed deep-linking exams older than their settings')
+    .description('remove launch log rows, attempts with their results, webhook deliveries, audit entries, unclaimed deep-linking exams and course staff entries older than their settings')
     .option('--dry-run', 'only count what would be removed')
     .option('--json', 'print JSON')
     .action(async (options: { dryRun?: boolean; json?: boolean }) => {

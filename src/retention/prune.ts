@@ -2,7 +2,7 @@ import type { RetentionSettings } from '../config.js';
 import type { Queryable } from '../db/types.js';
 
 /** What a prune removes, each kind by its own setting. */
-export const RETAINED = ['launchLog', 'attempts', 'webhookDeliveries', 'auditLog', 'unclaimedExams'] as const;
+export const RETAINED = ['launchLog', 'attempts', 'webhookDeliveries', 'auditLog', 'unclaimedExams', 'courseStaff'] as const;
 export type Retained = (typeof RETAINED)[number];
 
 const DAYS_SETTING: Record<Retained, keyof RetentionSettings> = {
@@ -11,6 +11,7 @@ const DAYS_SETTING: Record<Retained, keyof RetentionSettings> = {
   webhookDeliveries: 'webhookDeliveryDays',
   auditLog: 'auditLogDays',
   unclaimedExams: 'unclaimedExamDays',
+  courseStaff: 'courseStaffDays',
 };
 
 /** Rows removed (or, for a dry run, that would be): attempts count the results received for them separately. */
@@ -21,6 +22,7 @@ export interface PruneCounts {
   webhookDeliveries: number;
   auditLog: number;
   unclaimedExams: number;
+  courseStaff: number;
 }
 
 export interface PruneResult {
@@ -43,6 +45,13 @@ export const PRUNE_BATCH_ROWS = 2000;
 const UNCLAIMED = `e.resource_link_id LIKE 'deep-link:%' AND e.updated_at < $1 AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.exam_id = e.id)`;
 
 /**
+ * A course's staff entry (`course_staff`: who launched as staff, whom an instructor named a proctor) by its
+ * last event: the person's latest staff launch (noted at most daily) or naming, whichever is later.
+ */
+const STAFF_LAST_SEEN = "COALESCE(GREATEST(staff_launch_at, proctor_named_at), '-infinity')";
+const STAFF_KEY = 'issuer, client_id, deployment_id, context_id, user_id';
+
+/**
  * One batch per kind: at most `$2` rows older than `$1`, skipping rows another pruner (a replica, the CLI) has
  * locked, so concurrent prunes split the work instead of waiting on each other. Every statement is idempotent:
  * run twice, the second finds nothing.
@@ -52,6 +61,7 @@ const BATCH: Record<Exclude<Retained, 'attempts'>, string> = {
   webhookDeliveries: 'DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)',
   auditLog: 'DELETE FROM admin_audit_log WHERE id IN (SELECT id FROM admin_audit_log WHERE at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)',
   unclaimedExams: `DELETE FROM exams WHERE id IN (SELECT id FROM exams e WHERE ${UNCLAIMED} LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  courseStaff: `DELETE FROM course_staff WHERE (${STAFF_KEY}) IN (SELECT ${STAFF_KEY} FROM course_staff WHERE ${STAFF_LAST_SEEN} < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 };
 
 /** An attempt goes with the results the proctoring service sent for it (its matched webhook deliveries). */
@@ -67,6 +77,7 @@ const COUNT: Record<Retained, string> = {
   webhookDeliveries: 'SELECT count(*)::int AS n FROM webhook_deliveries WHERE received_at < $1',
   auditLog: 'SELECT count(*)::int AS n FROM admin_audit_log WHERE at < $1',
   unclaimedExams: `SELECT count(*)::int AS n FROM exams e WHERE ${UNCLAIMED}`,
+  courseStaff: `SELECT count(*)::int AS n FROM course_staff WHERE ${STAFF_LAST_SEEN} < $1`,
 };
 const COUNT_ATTEMPT_RESULTS = 'SELECT count(*)::int AS n FROM webhook_deliveries d JOIN attempts a ON a.id = d.attempt_id WHERE a.started_at < $1';
 /** Deliveries that go by their own setting: not those that go with an expired attempt (counted as its results). */
@@ -85,7 +96,7 @@ export function cutoffsOf(settings: RetentionSettings, now: Date): Partial<Recor
   return cutoffs;
 }
 
-const noneRemoved = (): PruneCounts => ({ launchLog: 0, attempts: 0, attemptResults: 0, webhookDeliveries: 0, auditLog: 0, unclaimedExams: 0 });
+const noneRemoved = (): PruneCounts => ({ launchLog: 0, attempts: 0, attemptResults: 0, webhookDeliveries: 0, auditLog: 0, unclaimedExams: 0, courseStaff: 0 });
 
 /**
  * Deletes every row older than its kind's setting, in batches until none is left. Safe to run on several
@@ -101,7 +112,7 @@ export async function pruneExpired(
   const removed = noneRemoved();
   const stop = options.shouldStop ?? (() => false);
   // Attempts first: their results go with them, before the deliveries' own (possibly shorter) setting applies.
-  for (const kind of ['attempts', 'launchLog', 'webhookDeliveries', 'auditLog', 'unclaimedExams'] as const) {
+  for (const kind of ['attempts', 'launchLog', 'webhookDeliveries', 'auditLog', 'unclaimedExams', 'courseStaff'] as const) {
     const cutoff = cutoffs[kind];
     if (!cutoff) continue;
     for (;;) {
@@ -135,4 +146,4 @@ export async function countExpired(db: Queryable, settings: RetentionSettings, n
   return { cutoffs, removed, interrupted: false };
 }
 
-export const totalRemoved = (counts: PruneCounts): number => counts.launchLog + counts.attempts + counts.attemptResults + counts.webhookDeliveries + counts.auditLog + counts.unclaimedExams;
+export const totalRemoved = (counts: PruneCounts): number => counts.launchLog + counts.attempts + counts.attemptResults + counts.webhookDeliveries + counts.auditLog + counts.unclaimedExams + counts.courseStaff;

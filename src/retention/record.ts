@@ -31,6 +31,7 @@ const TABLE_OF: Record<Retained | 'attemptResults', string> = {
   webhookDeliveries: 'webhook_deliveries',
   auditLog: 'admin_audit_log',
   unclaimedExams: 'exams (unclaimed deep-linking placeholders)',
+  courseStaff: 'course_staff',
 };
 
 /** The metric's `table` label: the table's own name. */
@@ -58,7 +59,7 @@ export async function recordPrune(audit: PruneAudit, result: PruneResult, settin
   await audit.record({
     ...by,
     action: PRUNE_ACTION,
-    target: `retention (days: launch log ${settings.launchLogDays}, attempts ${settings.attemptDays}, webhook deliveries ${settings.webhookDeliveryDays}, audit log ${settings.auditLogDays}, unclaimed exams ${settings.unclaimedExamDays}; 0 = kept)`,
+    target: `retention (days: launch log ${settings.launchLogDays}, attempts ${settings.attemptDays}, webhook deliveries ${settings.webhookDeliveryDays}, audit log ${settings.auditLogDays}, unclaimed exams ${settings.unclaimedExamDays}, course staff ${settings.courseStaffDays}; 0 = kept)`,
     changes: pruneChanges(result),
   });
 }

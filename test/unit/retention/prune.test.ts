@@ -14,7 +14,7 @@ import { claimTurn, scheduleRetention } from '../../../src/retention/schedule.js
 import { migratedTestDatabase, openSecondHandle, type TestDatabase } from '../../helpers/db.js';
 
 const DAY_MS = 86_400_000;
-const SETTINGS: RetentionSettings = { launchLogDays: 90, attemptDays: 400, webhookDeliveryDays: 30, auditLogDays: 730, unclaimedExamDays: 400, pruneIntervalMinutes: 60 };
+const SETTINGS: RetentionSettings = { launchLogDays: 90, attemptDays: 400, webhookDeliveryDays: 30, auditLogDays: 730, unclaimedExamDays: 400, courseStaffDays: 400, pruneIntervalMinutes: 60 };
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS);
 
 /** Rows of each pruned table, each at its own age (in days), so a test can see which went. */
@@ -52,6 +52,21 @@ async function seed(db: Queryable) {
   const unclaimed = { old: [await exam(401, placeholder())], kept: [await exam(399, placeholder()), await exam(401, `claimed-${randomUUID()}`), await exam(401, placeholder())] };
   await db.query("INSERT INTO attempts (id, exam_id, user_id, status, started_at) VALUES ($1, $2, 'u', 'ended', now())", [randomUUID(), unclaimed.kept[2]]);
 
+  // Course staff by the later of their last staff launch and their naming as a proctor; an entry with neither
+  // (a proctor named, then unnamed, who never launched) has nothing to keep it.
+  const staff = async (launchAgeDays: number | null, namedAgeDays: number | null) => {
+    const userId = `staff-${randomUUID()}`;
+    await db.query(
+      "INSERT INTO course_staff (issuer, client_id, deployment_id, context_id, user_id, staff_launch_at, proctor_named_at, proctor_named_by) VALUES ('https://lms.example.edu', 'c', '1', 'course', $1, $2, $3, CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE 'teacher' END)",
+      [userId, launchAgeDays === null ? null : daysAgo(launchAgeDays), namedAgeDays === null ? null : daysAgo(namedAgeDays)],
+    );
+    return userId;
+  };
+  const courseStaff = {
+    old: [await staff(401, null), await staff(null, 401), await staff(null, null)],
+    kept: [await staff(399, null), await staff(null, 399), await staff(401, 10), await staff(10, 700)],
+  };
+
   const oldAttempt = await attempt(401);
   const abandonedAttempt = await attempt(450, 'started');
   const recentAttempt = await attempt(399);
@@ -65,6 +80,7 @@ async function seed(db: Queryable) {
     launches: { old: [await launch(91), await launch(365)], kept: [await launch(89), await launch(0)] },
     audits: { old: [await audit(731)], kept: [await audit(729)] },
     exams: unclaimed,
+    courseStaff,
   };
 }
 
@@ -86,10 +102,13 @@ async function assertPruned(db: Queryable, seeded: Seeded): Promise<void> {
     assert.deepEqual(await present(db, table, rows.old), [], `${table}: the expired rows are gone`);
     assert.deepEqual(await present(db, table, rows.kept), [...rows.kept].sort(), `${table}: the newer rows stay`);
   }
+  const staffLeft = async (ids: readonly string[]) => (await db.query<{ user_id: string }>('SELECT user_id FROM course_staff WHERE user_id = ANY($1::text[]) ORDER BY user_id', [ids])).rows.map((row) => row.user_id);
+  assert.deepEqual(await staffLeft(seeded.courseStaff.old), [], 'course_staff: the expired entries are gone');
+  assert.deepEqual(await staffLeft(seeded.courseStaff.kept), [...seeded.courseStaff.kept].sort(), 'course_staff: the newer entries stay');
 }
 
 const clear = async (db: Queryable) => {
-  for (const table of ['webhook_deliveries', 'attempts', 'exams', 'webhook_subscriptions', 'launch_log', 'admin_audit_log', 'scheduled_tasks']) await db.query(`DELETE FROM ${table}`);
+  for (const table of ['course_staff', 'webhook_deliveries', 'attempts', 'exams', 'webhook_subscriptions', 'launch_log', 'admin_audit_log', 'scheduled_tasks']) await db.query(`DELETE FROM ${table}`);
 };
 
 describe('retention', () => {
@@ -103,7 +122,7 @@ describe('retention', () => {
   beforeEach(() => clear(db));
 
   it('defaults: launch log 90 days, attempts and webhook deliveries 400, audit log 730, pruned every hour; 0 keeps', () => {
-    assert.deepEqual(loadConfig({}).retention, { launchLogDays: 90, attemptDays: 400, webhookDeliveryDays: 400, auditLogDays: 730, unclaimedExamDays: 400, pruneIntervalMinutes: 60 });
+    assert.deepEqual(loadConfig({}).retention, { launchLogDays: 90, attemptDays: 400, webhookDeliveryDays: 400, auditLogDays: 730, unclaimedExamDays: 400, courseStaffDays: 400, pruneIntervalMinutes: 60 });
     assert.equal(loadConfig({ RETENTION_AUDIT_LOG_DAYS: '0' }).retention.auditLogDays, 0);
     assert.throws(() => loadConfig({ RETENTION_LAUNCH_LOG_DAYS: '-1' }), /RETENTION_LAUNCH_LOG_DAYS must be a whole number/);
   });
@@ -112,10 +131,10 @@ describe('retention', () => {
     const seeded = await seed(db);
     const counted = await countExpired(db, SETTINGS);
     const result = await pruneExpired(db, SETTINGS);
-    assert.deepEqual(result.removed, { attempts: 2, attemptResults: 2, webhookDeliveries: 2, launchLog: 2, auditLog: 1, unclaimedExams: 1 });
+    assert.deepEqual(result.removed, { attempts: 2, attemptResults: 2, webhookDeliveries: 2, launchLog: 2, auditLog: 1, unclaimedExams: 1, courseStaff: 3 });
     assert.deepEqual(counted.removed, result.removed, 'the dry run counts what the prune removes');
     await assertPruned(db, seeded);
-    assert.deepEqual((await pruneExpired(db, SETTINGS)).removed, { attempts: 0, attemptResults: 0, webhookDeliveries: 0, launchLog: 0, auditLog: 0, unclaimedExams: 0 }, 'idempotent');
+    assert.deepEqual((await pruneExpired(db, SETTINGS)).removed, { attempts: 0, attemptResults: 0, webhookDeliveries: 0, launchLog: 0, auditLog: 0, unclaimedExams: 0, courseStaff: 0 }, 'idempotent');
   });
 
   it('works through any number of rows in batches, and a setting of 0 keeps everything of its kind', async () => {
@@ -144,7 +163,7 @@ describe('retention', () => {
       assert.equal(entries[0]!.source, 'schedule');
       assert.deepEqual(
         entries[0]!.changes.map((change) => `${change.field}: ${change.old?.replace(/ older than .*/, '')}`),
-        ['launch_log: 2 rows', 'attempts: 2 rows', 'webhook_deliveries: 2 rows', 'admin_audit_log: 1 rows', 'exams (unclaimed deep-linking placeholders): 1 rows', 'webhook_deliveries (results of those attempts): 2 rows'],
+        ['launch_log: 2 rows', 'attempts: 2 rows', 'webhook_deliveries: 2 rows', 'admin_audit_log: 1 rows', 'exams (unclaimed deep-linking placeholders): 1 rows', 'course_staff: 3 rows', 'webhook_deliveries (results of those attempts): 2 rows'],
       );
       const { rows } = await db.query<{ last_finished_at: Date | null }>("SELECT last_finished_at FROM scheduled_tasks WHERE name = 'retention.prune'");
       assert.ok(rows[0]?.last_finished_at, 'the finished prune is noted');
