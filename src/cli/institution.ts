@@ -32,7 +32,7 @@ export function addInstitutionCommands(program: Command, withDatabase: WithDatab
         const [{ createLogoStore }, { requireRegisteredPlatform }] = await Promise.all([import('../hosted/logos.js'), import('./validation.js')]);
         await requireRegisteredPlatform(db, options.issuer, options.clientId);
         const logos = createLogoStore(db);
-        if (options.remove) {
+        if (options.remove || !file) {
           const removed = await logos.remove(options.issuer, options.clientId);
           if (removed) await recordChange(db, { action: 'institution.logo', target: `${options.issuer} (client id ${options.clientId})`, changes: [{ field: 'logo', old: '(set)', new: undefined }] });
           out(removed ? 'Logo removed.' : 'There was no logo.');
@@ -41,7 +41,7 @@ export function addInstitutionCommands(program: Command, withDatabase: WithDatab
         const { LogoError } = await import('../hosted/logo-image.js');
         let saved;
         try {
-          saved = await logos.save(options.issuer, options.clientId, await readInput(file as string));
+          saved = await logos.save(options.issuer, options.clientId, await readInput(file));
         } catch (error) {
           // The console's wording: "The logo was not saved: <why>."
           if (error instanceof LogoError) throw new Error(`The logo was not saved: ${error.message}.`);

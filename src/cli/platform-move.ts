@@ -13,9 +13,9 @@ function studentLine(plan: MovePlan): string {
 }
 
 const mapping = (value: string, previous: Record<string, string>) => {
-  const match = /^([^=]+)=(.+)$/.exec(value);
-  if (!match) throw new InvalidArgumentError('expected OLD=NEW, e.g. --deployment 1=4');
-  return { ...previous, [match[1] as string]: match[2] as string };
+  const [, from, to] = /^([^=]+)=(.+)$/.exec(value) ?? [];
+  if (from === undefined || to === undefined) throw new InvalidArgumentError('expected OLD=NEW, e.g. --deployment 1=4');
+  return { ...previous, [from]: to };
 };
 
 /** `platform move`: everything of an old registration (issuer + client id) to a new one, all or nothing. */

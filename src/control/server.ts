@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import { CONTROL_BODY_LIMIT_BYTES, CONTROL_PATH, type CommandRequest, type CommandResult } from './protocol.js';
 import { bytesOf } from '../values.js';
 
@@ -44,8 +44,10 @@ export async function startControlServer(run: (request: CommandRequest) => Promi
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
   });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the control server listens on no TCP port');
   return {
-    port: (server.address() as AddressInfo).port,
+    port: address.port,
     token,
     async close() {
       server.closeAllConnections();
@@ -71,8 +73,13 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const isStringRecord = (value: unknown): value is Record<string, string> =>
-  typeof value === 'object' && value !== null && Object.values(value).every((v) => typeof v === 'string');
+/** A command request as the CLI sends it; an actor's fields are all text. */
+const commandRequestSchema = z.object({
+  argv: z.array(z.string()),
+  files: z.record(z.string(), z.string()),
+  stdin: z.string().optional(),
+  actor: z.object({ user: z.string(), host: z.string() }).catchall(z.string()),
+});
 
 function parseRequest(text: string): CommandRequest | undefined {
   let value: unknown;
@@ -81,10 +88,8 @@ function parseRequest(text: string): CommandRequest | undefined {
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { argv, files, stdin, actor } = value as Record<string, unknown>;
-  if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string') || !isStringRecord(files)) return undefined;
-  if (stdin !== undefined && typeof stdin !== 'string') return undefined;
-  if (!isStringRecord(actor) || typeof actor.user !== 'string' || typeof actor.host !== 'string') return undefined;
-  return { argv: argv as string[], files, stdin: stdin as string | undefined, actor: { user: actor.user.slice(0, 100), host: actor.host.slice(0, 200) } };
+  const parsed = commandRequestSchema.safeParse(value);
+  if (!parsed.success) return undefined;
+  const { argv, files, stdin, actor } = parsed.data;
+  return { argv, files, stdin, actor: { user: actor.user.slice(0, 100), host: actor.host.slice(0, 200) } };
 }

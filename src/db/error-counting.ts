@@ -26,7 +26,7 @@ function fromDatabase(error: unknown): boolean {
 
 function countingQueries(queryable: Queryable): Queryable {
   return {
-    async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
+    async query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
       try {
         return await queryable.query<Row>(sql, params);
       } catch (error) {

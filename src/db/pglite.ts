@@ -52,13 +52,13 @@ export async function pgliteDatabase(pg: PGlite, schemaName?: string): Promise<D
   let closed = false;
   return {
     kind: 'pglite',
-    async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
+    async query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
       return toResult(await pg.query<Row>(sql, params === undefined ? undefined : [...params]));
     },
     async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
       return pg.transaction((tx) =>
         work({
-          async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
+          async query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
             return toResult(await tx.query<Row>(sql, params === undefined ? undefined : [...params]));
           },
         }),

@@ -67,14 +67,12 @@ function parseInt8(value: string): number | bigint {
 }
 
 const types: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary'
-      ? parseInt8
-      : pg.types.getTypeParser(oid, format === 'binary' ? 'binary' : 'text')) as typeof pg.types.getTypeParser,
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format === 'binary' ? 'binary' : 'text'),
 };
 
-function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
-  return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+function toResult<Row extends object>(result: pg.QueryResult<Row>): QueryResult<Row> {
+  return { rows: result.rows, rowCount: result.rowCount ?? 0 };
 }
 
 /** node-postgres's client with its own connect deadline (the pool's `connectionTimeoutMillis` is the acquire bound). */
@@ -128,9 +126,9 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   const unwatch = watchDatabasePool(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
   return {
     kind: 'postgres',
-    async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
+    async query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
       try {
-        return toResult<Row>(await pool.query(sql, params === undefined ? undefined : [...params]));
+        return toResult(await pool.query<Row>(sql, params === undefined ? undefined : [...params]));
       } catch (err) {
         throw asOutage(err);
       }
@@ -152,8 +150,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       try {
         await client.query('BEGIN');
         const result = await work({
-          async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
-            return toResult<Row>(await client.query(sql, params === undefined ? undefined : [...params]));
+          async query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
+            return toResult(await client.query<Row>(sql, params === undefined ? undefined : [...params]));
           },
         });
         await client.query('COMMIT');

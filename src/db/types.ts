@@ -5,7 +5,8 @@ export interface QueryResult<Row> {
 }
 
 export interface Queryable {
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+  /** Rows of the shape the statement selects (`Row`), as node-postgres and PGlite type them. */
+  query<Row extends object = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
 }
 
 export interface Database extends Queryable {

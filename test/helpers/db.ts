@@ -91,7 +91,7 @@ function wrap(db: Database, schema: string | undefined, close: () => Promise<voi
   return {
     kind: db.kind,
     schema,
-    query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
+    query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
       return db.query<Row>(sql, params);
     },
     transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
