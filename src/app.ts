@@ -44,7 +44,7 @@ import { createRegistrationLinks } from './lti/registration-links.js';
 import { createLtiRoutes } from './lti/routes.js';
 import type { Logger } from './logger.js';
 import { watchChanges } from './db/change-notices.js';
-import { deriveExamTag, deriveSectionId, deriveUserId, type PseudonymSecret } from './lti/identifiers.js';
+import { deriveExamTag, deriveSectionId, deriveUserId, type PseudonymKeyring, type PseudonymSecret } from './lti/identifiers.js';
 import { createAccountClients, type AccountClients } from './proctoring/account-clients.js';
 import { createAccountStore, type ProctoringAccountStore } from './proctoring/accounts.js';
 import { createAppSecrets } from './db/app-secrets.js';
@@ -169,7 +169,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   const platformActivity = createPlatformActivity(db);
   const refuse = renderRefusal(logger, { onRefusedRegistration: (registration, code, incidentId) => refusedRegistrations.record(registration, code, incidentId) });
-  lti.handle({ refuse, launch: dispatchLaunches({ platformActivity, hosted, handleLaunch, logger }) });
+  lti.handle({ refuse, launch: dispatchLaunches({ platformActivity, hosted, handleLaunch, pseudonyms: secret, logger }) });
 
   const app = express();
   configureExpress(app, config, logger);
@@ -369,6 +369,13 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
   });
   const launchRouteDeps = { service, lti, csrf, logger, secureCookies: config.publicUrl.protocol === 'https:' };
   const deepLinking = createDeepLinkingHandler({ lti, db, decide: rolePolicy, csrf, pseudonymSecret: secret, lmsPresets, launchUrl: toolUrl(config, LTI_ROUTES.launch) });
+  // Every page of a session derives its ids as the database says now (a platform moved by another replica).
+  lti.sessionRouter.use(async (_req, res, next) => {
+    // A session that cannot be read is refused by its route, as before.
+    const launch = typeof res.locals.ltik === 'string' && typeof secret !== 'string' ? await lti.launchOf(res).catch(() => undefined) : undefined;
+    if (launch && typeof secret !== 'string') await secret.confirm(launch.issuer);
+    next();
+  });
   // Every page of a session speaks the language the LMS launched it in.
   lti.sessionRouter.use(launchLocale(async (res) => (typeof res.locals.ltik === 'string' ? (await lti.launchOf(res)).locale : undefined)));
   lti.sessionRouter.use(createLaunchRoutes(launchRouteDeps));
@@ -384,10 +391,13 @@ function dispatchLaunches(deps: {
   platformActivity: PlatformActivity;
   hosted: HostedEndpoints;
   handleLaunch: ReturnType<typeof mountSessionRoutes>;
+  pseudonyms: Pick<PseudonymKeyring, 'confirm'>;
   logger: Logger;
 }): LtiHandlers['launch'] {
-  const { platformActivity, hosted, handleLaunch, logger } = deps;
+  const { platformActivity, hosted, handleLaunch, pseudonyms, logger } = deps;
   return async (launch, req: Request, res: Response) => {
+    // A platform another replica moved a moment ago: its ids are derived as the old issuer's from now on.
+    await pseudonyms.confirm(launch.issuer);
     useLocale(req, res, [launch.locale]);
     const log = requestLogger(logger, req);
     await platformActivity.remember(launch.issuer, launch.clientId, launch.roles).catch((error: unknown) => log.warn({ err: error }, 'could not record the platform activity of this launch'));

@@ -20,6 +20,12 @@ export interface PseudonymKeyring {
   namespaceOf(issuer: string): string;
   /** Reads the keys and namespaces again now (after this process changed them: a platform move). */
   reload(): Promise<void>;
+  /**
+   * Makes sure `issuer`'s ids are derived as the database says now, reading everything again if another
+   * process changed it (a move or a rotation whose change notice has not arrived yet): once per request, before
+   * the request derives anything.
+   */
+  confirm(issuer: string): Promise<void>;
   /** The newest key (signs return links). */
   readonly newest: string;
   /** Every kept key, newest first (return links signed with any of them verify). */

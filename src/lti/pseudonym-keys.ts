@@ -23,9 +23,9 @@ interface Loaded {
   namespaces: Map<string, string>;
 }
 
-async function load(db: Database, secrets: AppSecrets): Promise<Loaded> {
+async function load(db: Database, secrets: AppSecrets, fresh = false): Promise<Loaded> {
   const [versions, bound] = await Promise.all([
-    secrets.versions('pseudonyms'),
+    secrets.versions('pseudonyms', fresh),
     db.query<{ issuer: string; version: number; derive_as: string | null }>('SELECT issuer, version, derive_as FROM pseudonym_bindings'),
   ]);
   return {
@@ -36,22 +36,56 @@ async function load(db: Database, secrets: AppSecrets): Promise<Loaded> {
 }
 
 /**
- * Reads the keys and bindings once; a change another process makes (a rotation) is read again in the
- * background once its change notice arrives, while the keys read so far keep serving.
+ * What derives `issuer`'s ids now, as stored: the newest key version and the issuer's binding. One read of a
+ * primary key (about a plain round trip).
+ */
+const CURRENT_BINDING = `SELECT (SELECT max(version) FROM app_secrets WHERE name = 'pseudonyms') AS newest, b.version, b.derive_as
+  FROM (SELECT 1) one LEFT JOIN pseudonym_bindings b ON b.issuer = $1`;
+
+interface StoredBinding {
+  newest: number | null;
+  version: number | null;
+  derive_as: string | null;
+}
+
+/**
+ * Whether `loaded` derives `issuer`'s ids as `stored` says. A moved issuer's binding carries the version of the
+ * issuer it derives as (platforms/move.ts binds both to it), so that one must be loaded too.
+ */
+function agrees(loaded: Loaded, issuer: string, stored: StoredBinding | undefined): boolean {
+  if ((stored?.newest ?? undefined) !== loaded.versions[0]?.version) return false;
+  const version = stored?.version ?? undefined;
+  const deriveAs = stored?.derive_as ?? undefined;
+  if (version !== loaded.bindings.get(issuer) || deriveAs !== loaded.namespaces.get(issuer)) return false;
+  return deriveAs === undefined || loaded.bindings.get(deriveAs) === version;
+}
+
+/**
+ * Reads the keys and bindings once; a change another process makes (a rotation, a platform move) is read again
+ * in the background once its change notice arrives, while the keys read so far keep serving. A launch does not
+ * wait for that notice: `confirm` compares the launch's issuer with the stored rows first (a platform moved by
+ * another replica a moment ago derives its ids as the old issuer's from the first launch on).
  */
 export async function loadPseudonymKeys(db: Database, secrets: AppSecrets, logger?: Pick<Logger, 'warn'>): Promise<PseudonymKeys> {
   let current = await load(db, secrets);
   let generation = readGeneration();
   let reloading = false;
+  // Loads finish in any order: one that started earlier never replaces what a later one read.
+  let started = 0;
+  let applied = 0;
+  const loadInOrder = async (fresh: boolean): Promise<void> => {
+    const seen = readGeneration();
+    const mine = ++started;
+    const loaded = await load(db, secrets, fresh);
+    if (mine < applied) return;
+    applied = mine;
+    current = loaded;
+    generation = seen;
+  };
   const refresh = () => {
     if (reloading || generation === readGeneration()) return;
     reloading = true;
-    const seen = readGeneration();
-    load(db, secrets)
-      .then((loaded) => {
-        current = loaded;
-        generation = seen;
-      })
+    loadInOrder(false)
       .catch((error: unknown) => logger?.warn({ err: error }, 'could not read the pseudonym keys again: the ones read before stay in use'))
       .finally(() => {
         reloading = false;
@@ -70,9 +104,11 @@ export async function loadPseudonymKeys(db: Database, secrets: AppSecrets, logge
       return current.namespaces.get(issuer) ?? issuer;
     },
     async reload() {
-      const seen = readGeneration();
-      current = await load(db, secrets);
-      generation = seen;
+      await loadInOrder(true);
+    },
+    async confirm(issuer) {
+      const { rows } = await db.query<StoredBinding>(CURRENT_BINDING, [issuer]);
+      if (!agrees(current, issuer, rows[0])) await loadInOrder(true);
     },
     get newest() {
       refresh();

@@ -13,7 +13,7 @@ import { loadPseudonymKeys, rotatePseudonymKey } from '../../../src/lti/pseudony
 import { movePlatform, MoveRefusedError } from '../../../src/platforms/move.js';
 import { createAccountStore } from '../../../src/proctoring/accounts.js';
 import { createSecretBox } from '../../../src/secrets/secret-box.js';
-import { migratedTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { migratedTestDatabase, openSecondHandle, type TestDatabase } from '../../helpers/db.js';
 import { settingsDocument } from '../../helpers/proctoring.js';
 
 const SECRET = 'pseudonym-secret-for-tests';
@@ -186,6 +186,35 @@ describe('moving a platform: students keep their ids, addresses follow the LMS',
     assert.deepEqual(ids(await keyring(), A.issuer), before, 'the old issuer keeps its own');
     // Nothing keyed by the ids had to change.
     assert.equal((await db.query("SELECT 1 FROM attempts WHERE user_id = $1 AND status = 'started'", [before.user])).rowCount, 1);
+  });
+
+  it('another replica: before the move\'s change notice is read, confirming the launch\'s issuer derives the old ids', async () => {
+    // Two app instances on one database: this one moves, the other had read the keys before.
+    const second = await openSecondHandle(db);
+    try {
+      const keys = await keyring();
+      const before = ids(keys, A.issuer);
+      await exam(A, 'quiz-1');
+      const replica = await loadPseudonymKeys(second, createAppSecrets(second, box));
+      assert.notDeepEqual(ids(replica, B.issuer), before);
+      await movePlatform(db, { from: A, to: B }, { pseudonymSecret: keys });
+      // What the replica read serves until its reload has finished (and a notice lost or late leaves it stale).
+      assert.notDeepEqual(ids(replica, B.issuer), before, 'the window: the replica still derives the new issuer\'s own ids');
+      await replica.confirm(B.issuer);
+      assert.deepEqual(ids(replica, B.issuer), before, 'confirmed: the old issuer\'s ids');
+      await replica.confirm(A.issuer);
+      assert.deepEqual(ids(replica, A.issuer), before);
+
+      // A rotation elsewhere: an issuer first seen afterwards derives with the new key on every replica.
+      const other = await loadPseudonymKeys(second, createAppSecrets(second, box));
+      await rotatePseudonymKey(createAppSecrets(db, box));
+      const firstSeen = 'https://first-seen.example.edu';
+      const fresh = ids(await keyring(), firstSeen);
+      await other.confirm(firstSeen);
+      assert.deepEqual(ids(other, firstSeen), fresh);
+    } finally {
+      await second.close();
+    }
   });
 
   it('a second move keeps the ids of the first issuer; a dry run changes nothing', async () => {
