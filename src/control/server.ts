@@ -7,6 +7,8 @@ import { bytesOf } from '../values.js';
 export interface ControlServer {
   port: number;
   token: string;
+  /** Commands received and waiting for the one before them to finish. */
+  waiting(): number;
   close(): Promise<void>;
 }
 
@@ -19,6 +21,7 @@ export async function startControlServer(run: (request: CommandRequest) => Promi
   const token = randomBytes(32).toString('base64url');
   const expected = createHash('sha256').update(`Bearer ${token}`).digest();
   let queue: Promise<unknown> = Promise.resolve();
+  let waiting = 0;
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
@@ -35,7 +38,11 @@ export async function startControlServer(run: (request: CommandRequest) => Promi
     if (body === undefined) return reply(res, 413, { error: 'request too large' });
     const request = parseRequest(body);
     if (!request) return reply(res, 400, { error: 'not a command request' });
-    const result = queue.then(() => run(request));
+    waiting += 1;
+    const result = queue.then(() => {
+      waiting -= 1;
+      return run(request);
+    });
     queue = result.catch(() => undefined);
     reply(res, 200, await result);
   }
@@ -49,6 +56,7 @@ export async function startControlServer(run: (request: CommandRequest) => Promi
   return {
     port: address.port,
     token,
+    waiting: () => waiting,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

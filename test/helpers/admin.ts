@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import supertest from 'supertest';
-import type { TestApp } from './app.js';
+import { createAdminConsole } from '../../src/admin/index.js';
+import type { SignInLimits } from '../../src/admin/sign-in-limits.js';
+import { createContextStore } from '../../src/hosted/contexts.js';
+import { createInstitutionSettingsStore } from '../../src/institution/settings.js';
+import { createPlatformActivity } from '../../src/lti/platform-activity.js';
+import { createRefusedRegistrations } from '../../src/lti/refused-registrations.js';
+import { createLogger } from '../../src/logger.js';
+import { TEST_ENCRYPTION_KEY, type TestApp } from './app.js';
 
 export const ADMIN_TEST_PASSWORD = 'correct horse battery staple';
 
@@ -26,6 +36,47 @@ export async function signedInAgent(app: TestApp, password = ADMIN_TEST_PASSWORD
     async csrf() {
       const page = await agent.get('/admin').expect(200);
       return csrfFrom(page.text);
+    },
+  };
+}
+
+/**
+ * A second admin console on the test app's database, served by a server of its own: another replica's console
+ * as far as sign-in counts go (its own process memory, the same database). `signInLimits` replaces the defaults;
+ * `trustProxy` makes it read the client's address from X-Forwarded-For behind one proxy.
+ */
+export async function startSecondConsole(app: TestApp, options: { signInLimits?: SignInLimits; trustProxy?: boolean } = {}): Promise<{ url: string; close(): Promise<void> }> {
+  const views = express();
+  if (options.trustProxy) views.set('trust proxy', 1);
+  views.set('views', app.tool.app.get('views') as string);
+  views.set('view engine', 'ejs');
+  views.use(
+    '/admin',
+    createAdminConsole({
+      config: app.config,
+      db: app.db,
+      lti: app.tool.lti,
+      logger: createLogger('silent'),
+      secret: TEST_ENCRYPTION_KEY,
+      refusedRegistrations: createRefusedRegistrations(app.db, async () => ({ known: true })),
+      platformActivity: createPlatformActivity(app.db),
+      institutions: createInstitutionSettingsStore(app.db),
+      contexts: createContextStore(app.db, { pseudonymSecret: 'unused' }),
+      pseudonyms: 'unused',
+      accounts: app.tool.accounts,
+      accountClients: app.tool.accountClients,
+      webhooks: app.tool.webhooks.subscriptions,
+      ...(options.signInLimits ? { signInLimits: options.signInLimits } : {}),
+    }).router,
+  );
+  const server = createServer(views);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

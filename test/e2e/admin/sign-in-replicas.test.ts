@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import express from 'express';
 import supertest from 'supertest';
-import { createAdminConsole } from '../../../src/admin/index.js';
-import { createContextStore } from '../../../src/hosted/contexts.js';
-import { createInstitutionSettingsStore } from '../../../src/institution/settings.js';
-import { createPlatformActivity } from '../../../src/lti/platform-activity.js';
-import { createRefusedRegistrations } from '../../../src/lti/refused-registrations.js';
-import { createLogger } from '../../../src/logger.js';
-import { startTestApp, TEST_ENCRYPTION_KEY, type TestApp } from '../../helpers/app.js';
-import { ADMIN_TEST_PASSWORD, csrfFrom } from '../../helpers/admin.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { ADMIN_TEST_PASSWORD, csrfFrom, startSecondConsole } from '../../helpers/admin.js';
 
 /**
  * Two instances of the console on one database, as two replicas behind a load balancer: the tool itself, and
@@ -20,40 +11,15 @@ import { ADMIN_TEST_PASSWORD, csrfFrom } from '../../helpers/admin.js';
  */
 describe('admin sign-in lockout across instances on one database', () => {
   let app: TestApp;
-  let second: Server;
+  let second: { url: string; close(): Promise<void> };
   let secondUrl: string;
   before(async () => {
     app = await startTestApp({ ADMIN_PASSWORD: ADMIN_TEST_PASSWORD });
-    const db = app.db;
-    const lti = app.tool.lti;
-    const views = express();
-    views.set('views', app.tool.app.get('views') as string);
-    views.set('view engine', 'ejs');
-    views.use(
-      '/admin',
-      createAdminConsole({
-        config: app.config,
-        db,
-        lti,
-        logger: createLogger('silent'),
-        secret: TEST_ENCRYPTION_KEY,
-        refusedRegistrations: createRefusedRegistrations(db, async () => ({ known: true })),
-        platformActivity: createPlatformActivity(db),
-        institutions: createInstitutionSettingsStore(db),
-        contexts: createContextStore(db, { pseudonymSecret: 'unused' }),
-        pseudonyms: 'unused',
-        accounts: app.tool.accounts,
-        accountClients: app.tool.accountClients,
-        webhooks: app.tool.webhooks.subscriptions,
-      }).router,
-    );
-    second = createServer(views);
-    await new Promise<void>((resolve) => second.listen(0, '127.0.0.1', resolve));
-    secondUrl = `http://127.0.0.1:${(second.address() as AddressInfo).port}`;
+    second = await startSecondConsole(app);
+    secondUrl = second.url;
   });
   after(async () => {
-    second.closeAllConnections();
-    await new Promise<void>((resolve) => second.close(() => resolve()));
+    await second.close();
     await app.close();
   });
 

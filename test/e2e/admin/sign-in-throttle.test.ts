@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import express from 'express';
 import supertest from 'supertest';
 import { createAuditLog } from '../../../src/admin/audit.js';
-import { createAdminConsole } from '../../../src/admin/index.js';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../../../src/admin/sign-in-limits.js';
-import { createContextStore } from '../../../src/hosted/contexts.js';
-import { createInstitutionSettingsStore } from '../../../src/institution/settings.js';
-import { createPlatformActivity } from '../../../src/lti/platform-activity.js';
-import { createRefusedRegistrations } from '../../../src/lti/refused-registrations.js';
-import { createLogger } from '../../../src/logger.js';
-import { startTestApp, TEST_ENCRYPTION_KEY, type TestApp } from '../../helpers/app.js';
-import { ADMIN_TEST_PASSWORD, csrfFrom } from '../../helpers/admin.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { ADMIN_TEST_PASSWORD, csrfFrom, startSecondConsole } from '../../helpers/admin.js';
 
 /** One sign-in attempt from `address` (behind one trusted proxy, which reports it in X-Forwarded-For). */
 async function attempt(baseUrl: string, address: string, password: string): Promise<{ status: number; agent: ReturnType<typeof supertest.agent>; text: string; retryAfter?: string }> {
@@ -26,42 +17,17 @@ async function attempt(baseUrl: string, address: string, password: string): Prom
 describe('admin sign-in throttling against address rotation', () => {
   let app: TestApp;
   /** A second console on the same database with small limits for all clients together. */
-  let small: Server;
+  let small: { url: string; close(): Promise<void> };
   let smallUrl: string;
   const smallLimits: SignInLimits = { ...DEFAULT_SIGN_IN_LIMITS, delayStepMs: 20, maxDelayMs: 100, globalSlowAfter: 3, globalMaxFailures: 8 };
 
   before(async () => {
     app = await startTestApp({ ADMIN_PASSWORD: ADMIN_TEST_PASSWORD, TRUST_PROXY_HOPS: '1' });
-    const views = express();
-    views.set('trust proxy', 1);
-    views.set('views', app.tool.app.get('views') as string);
-    views.set('view engine', 'ejs');
-    views.use(
-      '/admin',
-      createAdminConsole({
-        config: app.config,
-        db: app.db,
-        lti: app.tool.lti,
-        logger: createLogger('silent'),
-        secret: TEST_ENCRYPTION_KEY,
-        refusedRegistrations: createRefusedRegistrations(app.db, async () => ({ known: true })),
-        platformActivity: createPlatformActivity(app.db),
-        institutions: createInstitutionSettingsStore(app.db),
-        contexts: createContextStore(app.db, { pseudonymSecret: 'unused' }),
-        pseudonyms: 'unused',
-        accounts: app.tool.accounts,
-        accountClients: app.tool.accountClients,
-        webhooks: app.tool.webhooks.subscriptions,
-        signInLimits: smallLimits,
-      }).router,
-    );
-    small = createServer(views);
-    await new Promise<void>((resolve) => small.listen(0, '127.0.0.1', resolve));
-    smallUrl = `http://127.0.0.1:${(small.address() as AddressInfo).port}`;
+    small = await startSecondConsole(app, { signInLimits: smallLimits, trustProxy: true });
+    smallUrl = small.url;
   });
   after(async () => {
-    small.closeAllConnections();
-    await new Promise<void>((resolve) => small.close(() => resolve()));
+    await small.close();
     await app.close();
   });
   beforeEach(async () => {

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { CONTROL_BODY_LIMIT_BYTES, CONTROL_PATH, type CommandRequest, type CommandResult } from '../../../src/control/protocol.js';
 import { startControlServer, type ControlServer } from '../../../src/control/server.js';
-import { sleep, waitFor } from '../../helpers/wait.js';
+import { waitFor } from '../../helpers/wait.js';
 
 interface Answer {
   status: number;
@@ -219,11 +219,11 @@ describe('control server: running commands', () => {
       await waitFor('the first command to start', () => events.includes('start first'));
       const second = send(server, { body: JSON.stringify({ ...COMMAND, argv: ['second'] }) });
       const third = send(server, { body: JSON.stringify({ ...COMMAND, argv: ['third'] }) });
-      // The subject is time passing while the first command runs: the later ones arrive and must not start.
-      await sleep(200);
+      await waitFor('the later commands to wait for the first', () => server.waiting() === 2);
       assert.deepEqual(events, ['start first']);
       release();
       const answers = await Promise.all([first, second, third]);
+      assert.equal(server.waiting(), 0);
       assert.deepEqual(events, ['start first', 'end first', 'start second', 'end second', 'start third', 'end third']);
       assert.deepEqual(answers.map((a) => a.status), [500, 200, 200], 'a failed command does not stop the ones after it');
       assert.deepEqual(answers[0]!.body, { error: 'the first failed' });

@@ -363,6 +363,7 @@ describe('token validator: the LTI claims', () => {
     { name: 'another LTI version', changes: { [CLAIM.version]: '1.1' }, code: 'missing_claim', detail: `${CLAIM.version}: Invalid input: expected "1.3.0"` },
     { name: 'no LTI version', changes: { [CLAIM.version]: undefined }, code: 'missing_claim', detail: `${CLAIM.version}: Invalid input: expected "1.3.0"` },
     { name: 'no deployment id', changes: { [CLAIM.deploymentId]: undefined }, code: 'missing_claim', detail: `${CLAIM.deploymentId}: Invalid input: expected string, received undefined` },
+    { name: 'a resource link without its id', changes: { [CLAIM.resourceLink]: { title: 'Midterm' } }, code: 'missing_claim', detail: `${CLAIM.resourceLink}.id: Invalid input: expected string, received undefined` },
     { name: 'an unknown deployment', changes: {}, deployments: [], code: 'unknown_deployment', detail: `deployment ${DEPLOYMENT} of ${ISS} (client ${CLIENT}) is not registered`, registration: { issuer: ISS, clientId: CLIENT, deploymentId: DEPLOYMENT } },
     { name: 'a target_link_uri that is not a URL', changes: { [CLAIM.targetLinkUri]: 'not a url' }, code: 'wrong_target', detail: 'target_link_uri is not a URL' },
     { name: 'a target_link_uri of another site', changes: { [CLAIM.targetLinkUri]: 'https://evil.example/lti/launch' }, code: 'wrong_target', detail: 'target_link_uri points at https://evil.example' },
