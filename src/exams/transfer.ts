@@ -255,7 +255,9 @@ export async function previewImport(db: Database, input: unknown): Promise<Impor
   const store = createExamStore(db);
   const creates: PreviewedExam[] = [];
   const overwrites: PreviewedExam[] = [];
-  for (const exam of checked.exams) {
+  for (const [index, exam] of checked.exams.entries()) {
+    // As in importExams: the embedded database answers without giving other requests a turn.
+    if (index > 0) await nextTurn();
     const before = await store.find({ issuer: exam.issuer, clientId: exam.client_id, deploymentId: exam.deployment_id, contextId: exam.context_id, resourceLinkId: exam.resource_link_id });
     const previewed = { title: exam.title, issuer: exam.issuer, contextId: exam.context_id };
     if (before) overwrites.push({ ...previewed, replaces: before.title });
