@@ -79,5 +79,5 @@ export function consoleForms(): RequestHandler[] {
 const MULTIPART_MAX_FIELDS = 200;
 
 function multipartOf(limit: number, files: number): RequestHandler {
-  return multer({ storage: multer.memoryStorage(), limits: { fileSize: UPLOAD_MAX_BYTES, files, fields: MULTIPART_MAX_FIELDS, fieldSize: Math.min(limit, UPLOAD_MAX_BYTES), parts: MULTIPART_MAX_FIELDS + files } }).any();
+  return multer({ storage: multer.memoryStorage(), limits: { fileSize: UPLOAD_MAX_BYTES, files, fields: MULTIPART_MAX_FIELDS, fieldSize: limit, parts: MULTIPART_MAX_FIELDS + files } }).any();
 }

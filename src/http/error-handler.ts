@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import { AppError, errorLogFields, isAnswerable, isLogged, NotFoundError } from './errors.js';
 import { localsOf } from './locals.js';
 import { requestLogger } from './request-id.js';
-import { UPLOAD_MAX_BYTES } from './uploads.js';
+import { fileTooLarge } from './uploads.js';
 import { propertyOf } from '../values.js';
 
 /** API routes live under /api/ (and /lti/api/ behind the LTI session); hosted endpoints are fetched by scripts, webhooks sent by a service. */
@@ -45,7 +45,7 @@ export const ERROR_MAPPINGS: readonly ErrorMapping[] = [
       !(error instanceof multer.MulterError)
         ? toInternal(error)
         : error.code === 'LIMIT_FILE_SIZE'
-        ? new AppError(413, 'too_large', 'File too large', `The file is larger than ${UPLOAD_MAX_BYTES / 1024 / 1024} MiB.`, { messageKey: 'common:errors.fileTooLarge', messageValues: { megabytes: UPLOAD_MAX_BYTES / 1024 / 1024 } })
+        ? fileTooLarge()
         : new AppError(400, 'bad_request', 'Unreadable form', 'The form could not be read. Choose one file and try again.', { adminMessage: error.code, messageKey: 'common:errors.unreadableForm' }),
   },
   { matches: (error) => bodyErrorType(error) === 'entity.too.large', toAppError: () => new AppError(413, 'too_large', 'Too large', 'The request is too large.', { messageKey: 'common:errors.requestTooLarge' }) },

@@ -5,7 +5,7 @@ import { exportExams, importExams, previewImport } from '../../exams/transfer.js
 import { coursesWithoutNamesAndRoles, LAUNCH_OUTCOMES, listExams, searchLaunches } from '../operations.js';
 import { textOf } from '../i18n.js';
 import { adminPage } from '../page.js';
-import { uploadedFile } from '../../http/uploads.js';
+import { fileTooLarge, UPLOAD_MAX_BYTES, uploadedFile } from '../../http/uploads.js';
 
 /** A search field: trimmed, at most 200 characters. */
 const searchText = trimmedField.transform((text) => text.slice(0, 200));
@@ -78,6 +78,12 @@ export const examsPage = adminPage(
       context.render(req, res, 'admin/operations/exams', { title: textOf(res)('admin:exams.title'), exams: [], q: '', result: undefined, skipList: true, ...locals });
     };
 
+    /** An exams file pasted as text is held to the cap of the file itself (the form's limit leaves room for its other fields). */
+    const pastedFile = (text: string): string => {
+      if (Buffer.byteLength(text, 'utf8') > UPLOAD_MAX_BYTES) throw fileTooLarge();
+      return text;
+    };
+
     /** The file's text parsed, or the page that says why it cannot be. */
     const parsedFile = (req: Request, res: Response, text: string): { ok: true; value: unknown } | { ok: false } => {
       if (!text.trim()) {
@@ -95,7 +101,7 @@ export const examsPage = adminPage(
     // An import is a dry run first: every check, and which exams it would create and which it would overwrite.
     routes.post('/import', async (req, res) => {
       const upload = uploadedFile(req, 'file');
-      const text = upload ? upload.toString('utf8') : parseBody(IMPORT_FORM, req).json;
+      const text = upload ? upload.toString('utf8') : pastedFile(parseBody(IMPORT_FORM, req).json);
       const file = parsedFile(req, res, text);
       if (!file.ok) return;
       const preview = await previewImport(context.db, file.value);
@@ -106,7 +112,7 @@ export const examsPage = adminPage(
     // The confirmation: the same file again; overwriting existing exams needs its own tick.
     routes.post('/import/confirm', async (req, res) => {
       const form = parseBody(IMPORT_CONFIRM_FORM, req);
-      const file = parsedFile(req, res, form.json);
+      const file = parsedFile(req, res, pastedFile(form.json));
       if (!file.ok) return;
       const preview = await previewImport(context.db, file.value);
       if (!preview.ok) return renderImport(req, res, 400, { result: preview });

@@ -73,6 +73,22 @@ describe('admin console request bodies', () => {
     assert.match(String(accepted.headers.location), /done=exams-imported/);
   });
 
+  it('refuses a pasted exams file one byte over the file cap, in either form encoding, as it refuses such a file', async () => {
+    const { agent, csrf } = await signedInAgent(app);
+    const token = await csrf();
+    const justOver = `{"exams":[]}${' '.repeat(UPLOAD_MAX_BYTES + 1 - '{"exams":[]}'.length)}`;
+    const file = await agent.post('/admin/exams/import').field('_csrf', token).attach('file', Buffer.from(justOver), 'exams.json');
+    assert.equal(file.status, 413, 'the file itself');
+    for (const [encoding, answer] of [
+      // A browser writes each space as '+': the form stays under its own limit.
+      ['urlencoded', await agent.post('/admin/exams/import').type('form').send(`_csrf=${encodeURIComponent(token)}&json=${encodeURIComponent(justOver).replaceAll('%20', '+')}`)],
+      ['multipart', await agent.post('/admin/exams/import').field('_csrf', token).field('json', justOver)],
+    ] as const) {
+      assert.equal(answer.status, 413, `${encoding}: ${answer.text.slice(0, 200)}`);
+      assert.match(answer.text, /larger than 5 MiB/, encoding);
+    }
+  });
+
   it('still serves the sign-in page and signs in', async () => {
     await signedInAgent(app);
     await supertest(app.baseUrl).get('/admin/sign-in').expect(200);
