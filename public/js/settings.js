@@ -127,6 +127,28 @@
     return /^-?\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
   }
 
+  // The link's validity: minutes in the form, seconds in the document (src/exams/settings/durations.ts). A stored
+  // value that is no whole number of minutes is sent back to the second while its minutes stay as shown; anything
+  // but whole minutes in range is sent as typed, so the server refuses it and nothing is saved.
+  const linkMinutes = data.linkMinutes || { min: 1, max: 300 };
+  function expireFromForm() {
+    const input = control('expire');
+    const typed = String(readValue('expire') || '').trim();
+    if (typed === '') return undefined;
+    if (input && input.dataset.seconds && typed === input.dataset.shown) return Number(input.dataset.seconds);
+    const minutes = /^\d{1,6}$/.test(typed) ? Number(typed) : NaN;
+    return minutes >= linkMinutes.min && minutes <= linkMinutes.max ? minutes * 60 : typed;
+  }
+
+  /** After a save: what is stored is what the field shows now. */
+  function keepExpire(saved) {
+    const input = control('expire');
+    if (!input) return;
+    input.dataset.seconds = typeof saved === 'number' ? String(saved) : '';
+    input.dataset.shown = input.value.trim();
+    if (typeof saved !== 'number' || saved % 60 === 0) setFieldMessage('expire', 'note', '');
+  }
+
   function textOrUndefined(text) {
     const trimmed = String(text || '').trim();
     return trimmed === '' ? undefined : trimmed;
@@ -198,7 +220,7 @@
         desk_scan_after_break: readValue('break_settings.desk_scan_after_break'),
       };
     }
-    const expire = integerOrText(readValue('expire'));
+    const expire = expireFromForm();
     if (expire !== undefined) doc.expire = expire;
     const preAuth = textOrUndefined(readValue('pre_auth'));
     if (preAuth) doc.pre_auth = preAuth;
@@ -676,6 +698,7 @@
       const banner = byId('not-configured');
       if (banner) banner.hidden = true;
       if (Array.isArray(result.history)) showHistory(result.history);
+      if (result.settings) keepExpire(result.settings.expire);
       const saved = say('saved', { time: new Date().toLocaleTimeString(locale) });
       announce(saveStatus, typeof result.accommodationWarning === 'string' ? saved + ' ' + result.accommodationWarning : saved);
       focusOutcome();
@@ -689,7 +712,9 @@
     }
     if (response && response.status === 422 && Array.isArray(result.violations)) {
       clearErrors();
-      const items = result.violations.map((v) => ({ text: v.message, target: showError(v.path, v.message, 'server') }));
+      // The server speaks of the document's seconds; the form asks for minutes and says so.
+      const inWords = (v) => (v.path === 'expire' ? say('expireMinutes', linkMinutes) : v.message);
+      const items = result.violations.map((v) => ({ text: inWords(v), target: showError(v.path, inWords(v), 'server') }));
       showSummary(items);
       announce(saveStatus, say('refused', { count: items.length }));
       focusOutcome();

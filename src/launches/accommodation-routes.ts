@@ -3,6 +3,7 @@ import { overrideForm, overrideFromFields } from '../exams/accommodations/form.j
 import type { AccommodationOverride } from '../exams/accommodations/override.js';
 import type { Exam } from '../exams/store.js';
 import { localizeViolation } from '../exams/settings/violations.js';
+import { minutesRefusal } from '../exams/settings/durations.js';
 import { AppError } from '../http/errors.js';
 import { bodyFields } from '../http/request-input.js';
 import { requestLogger } from '../http/request-id.js';
@@ -100,7 +101,9 @@ export function createAccommodationRoutes(deps: AccommodationRoutesDeps): Router
     const saved = await deps.service.accommodations.set(exam.id, userId, input, { userId: session.userId });
     if (!saved.ok) {
       const { t } = translatorOf(req, res);
-      await renderEditor(req, res, session, exam, userId, input as AccommodationOverride, existing, saved.violations.map((v) => localizeViolation(t, v)));
+      // The form asks for minutes: a refused link validity is said in them, not in the document's seconds.
+      const said = saved.violations.map((v) => (v.path === 'expire' ? { ...v, message: minutesRefusal(t) } : localizeViolation(t, v)));
+      await renderEditor(req, res, session, exam, userId, input as AccommodationOverride, existing, said);
       return;
     }
     const name = (await studentName(session, exam, userId)) ?? shortId(userId);

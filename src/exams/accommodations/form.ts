@@ -1,10 +1,9 @@
 // The accommodation editor as data: which settings one student may get differently, what the exam itself
 // says for each, and the form's fields back to an override. Pure: the view renders it, the store validates.
 import { EXAM_SETTING_GROUPS, EXAM_SETTING_ROWS, type ExamSettingRow } from '../../proctoring/exam-settings.js';
-import { LIMITS } from '../../proctoring/contract.js';
 import type { Translate } from '../../proctoring/labels.js';
 import { changeLabel, valueInWords } from '../settings/history.js';
-import { durationInWords } from '../settings/durations.js';
+import { durationInWords, LINK_MINUTES, minutesText, secondsFromMinutes } from '../settings/durations.js';
 import type { ExamSettingsDocument } from '../settings/document.js';
 import type { AccommodationOverride } from './override.js';
 
@@ -24,7 +23,8 @@ export interface OverrideForm {
   exempt: boolean;
   groups: Array<{ id: string; legend: string; fields: OverrideField[] }>;
   breaks: { custom: boolean; number: string; duration: string; examValue: string; min: number; max: number; durationMin: number; durationMax: number };
-  expire: { value: string; examValue: string; min: number; max: number };
+  /** `kept`: the stored seconds, sent back with the minutes; `note`: a stored value that is no whole number of minutes, in words. */
+  expire: { value: string; kept: string; note: string; examValue: string; min: number; max: number };
 }
 
 type Row = ExamSettingRow & { name: string };
@@ -83,12 +83,15 @@ export function overrideForm(document: ExamSettingsDocument, override: Accommoda
       durationMin: BREAK_LIMITS.duration.min,
       durationMax: BREAK_LIMITS.duration.max,
     },
-    // In minutes, as a person thinks of a link's validity (the document keeps seconds).
+    // In minutes, as a person thinks of a link's validity (the document keeps seconds); `kept` is the stored value
+    // sent back with them, so one that is no whole number of minutes is saved to the second while left as shown.
     expire: {
-      value: override?.expire === undefined ? '' : String(Math.round((override.expire / 60) * 100) / 100),
+      value: override?.expire === undefined ? '' : typeof override.expire === 'number' ? minutesText(override.expire) : String(override.expire),
+      kept: typeof override?.expire === 'number' ? String(override.expire) : '',
+      note: typeof override?.expire === 'number' && override.expire % 60 !== 0 ? t('settings:document.expire.kept', { value: durationInWords(t, override.expire) }) : '',
       examValue: document.expire === undefined ? t('accommodations:editor.serviceDefault') : durationInWords(t, document.expire),
-      min: Math.ceil(LIMITS.candidateExpire.min / 60),
-      max: Math.floor(LIMITS.candidateExpire.max / 60),
+      min: LINK_MINUTES.min,
+      max: LINK_MINUTES.max,
     },
   };
 }
@@ -115,9 +118,11 @@ export function overrideFromFields(fields: Readonly<Record<string, unknown>>, do
   if (text(fields.breaks) === 'custom') {
     override.break_settings = { ...document.break_settings, number: numberOrText(text(fields['break_settings.number'])), duration: numberOrText(text(fields['break_settings.duration'])) };
   }
-  // Minutes in the form, seconds in the document; anything but a whole number stays text for the rules to refuse.
-  const minutes = numberOrText(text(fields.expire_minutes));
-  if (minutes !== '') override.expire = typeof minutes === 'number' ? minutes * 60 : minutes;
+  // Minutes in the form, seconds in the document; anything but whole minutes in range stays text for the rules to refuse.
+  const kept = text(fields.expire_seconds);
+  const expire = secondsFromMinutes(text(fields.expire_minutes), /^\d{1,9}$/.test(kept) ? Number(kept) : undefined);
+  if (!expire.ok) override.expire = expire.typed;
+  else if (expire.seconds !== undefined) override.expire = expire.seconds;
   if (fields.exempt === 'on' || fields.exempt === 'true') override.exempt = true;
   return override;
 }

@@ -2,6 +2,7 @@ import { EXAM_SETTING_GROUPS, EXAM_SETTING_ROWS, MAX_ALLOWED_APPS, MEMBER_SETTIN
 import { LIMITS, POST_MESSAGE_NOTIFICATION } from '../../proctoring/contract.js';
 import { english } from '../../proctoring/english.js';
 import { choiceLabel, type Translate } from '../../proctoring/labels.js';
+import { durationInWords, LINK_MINUTES, minutesText } from './durations.js';
 
 /**
  * The settings form, described once: every field with its path in the settings document (= the form
@@ -14,6 +15,7 @@ export type FieldKind =
   | 'choice' // radio group of integer values
   | 'weight' // select: service default or 0–5
   | 'integer' // number input, blank = omitted
+  | 'minutes' // the link's validity: minutes in the form, seconds in the document (durations.ts)
   | 'tristate' // select: institution default, yes, no
   | 'text' // text or URL input, blank = omitted
   | 'lines' // textarea, one text per line
@@ -100,7 +102,7 @@ export interface SettingsForm {
 }
 
 export function settingsForm(t: Translate): SettingsForm {
-  const { min, max, default: fallback } = LIMITS.candidateExpire;
+  const { min, max } = LINK_MINUTES;
   return {
     pageFields: [
       documentField(t, 'launch_url', 'text', { inputType: 'url' }),
@@ -119,7 +121,8 @@ export function settingsForm(t: Translate): SettingsForm {
     proctorFields: memberFields(t, 'proctor_settings'),
     breakFields: memberFields(t, 'break_settings'),
     otherFields: [
-      documentField(t, 'expire', 'integer', { min, max }, { min, max, default: fallback }),
+      // In minutes, as the hub and the accommodations say it; the Launch API's `expire` stays in seconds.
+      { path: 'expire', kind: 'minutes', label: t('settings:document.expire.minutesLabel'), help: t('settings:document.expire.minutesHelp', { min, max, default: durationInWords(t, LIMITS.candidateExpire.default) }), min, max },
       documentField(t, 'pre_auth', 'text', { inputType: 'url' }),
       documentField(t, 'post_auth', 'text', { inputType: 'url' }),
       documentField(t, 'pre_auth_bypass', 'boolean'),
@@ -179,6 +182,10 @@ export function formValues(document: unknown): Record<string, FormValue> {
               })
               .join('\n')
           : '';
+        break;
+      case 'minutes':
+        out[field.path] = typeof value === 'number' ? minutesText(value) : value === undefined || value === null ? '' : String(value);
+        if (typeof value === 'number') out[`${field.path}.seconds`] = String(value);
         break;
       default:
         out[field.path] = value === undefined || value === null ? '' : String(value);

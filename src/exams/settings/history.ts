@@ -3,6 +3,7 @@ import { english } from '../../proctoring/english.js';
 import { MEMBER_SETTING_ROWS, memberPath } from '../../proctoring/exam-settings.js';
 import { choiceLabel, labelKey, type Translate } from '../../proctoring/labels.js';
 import { examSettingLabel } from './labels.js';
+import { durationInWords } from './durations.js';
 import type { RecordedChange } from './changes.js';
 import type { SettingsChange } from './document.js';
 import { ENGLISH, type PageI18n } from './i18n.js';
@@ -52,6 +53,8 @@ const PRESET_NAMES: Readonly<Record<string, string>> = { 'tool.security_preset':
 const TRISTATE: ReadonlySet<string> = new Set(MEMBER_SETTING_ROWS.flatMap((row) => (row.kind === 'tristate' ? [memberPath(row)] : [])));
 
 export function changeLabel(path: string, t: Translate = english): string {
+  // The link's validity is told as a duration ("2 hours"): its name carries no unit.
+  if (labelKey(path) === 'expire') return t('settings:document.expire.name');
   return examSettingLabel(t, path) ?? labelKey(path).split('.').pop() ?? path;
 }
 
@@ -61,6 +64,7 @@ export function valueInWords(path: string, value: unknown, t: Translate = englis
   const word = (name: string) => t(`settings:history.value.${name}`);
   if (value === null || value === undefined || value === '') return TRISTATE.has(key) ? word('institutionDefault') : word('notSet');
   if (typeof value === 'boolean') return TRISTATE.has(key) ? word(value ? 'yes' : 'no') : word(value ? 'on' : 'off');
+  if (typeof value === 'number' && key === 'expire') return durationInWords(t, value);
   if (typeof value === 'number') return choiceLabel(t, key, value) ?? String(value);
   if (typeof value === 'string') {
     const named = WORDS[key]?.[value];

@@ -15,6 +15,7 @@ import { POST_MESSAGE_NOTIFICATION } from '../../proctoring/contract.js';
 import { checkExamPages } from '../../proctoring/page-check.js';
 import { isExamOfCourse, isSetUp, type Exam } from '../store.js';
 import { fieldId, formValues, settingsForm } from './fields.js';
+import { durationInWords, LINK_MINUTES } from './durations.js';
 import { requirementsForBrowser } from './prerequisites.js';
 import { lmsPresetText, type DeriveResult, type ExamPages, type LmsPreset, type LmsPresetCatalog } from './presets/lms.js';
 import { applySecurityPreset, SECURITY_PRESETS, securityPresetText } from './presets/security.js';
@@ -177,6 +178,8 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
     const securityPresets = SECURITY_PRESETS.map((preset) => ({ ...preset, ...securityPresetText(t, preset) }));
     const form = settingsForm(t);
     const values = formValues(document);
+    // A link validity stored to the second (by a script): said exactly, and kept while its minutes stay as shown.
+    if (typeof document.expire === 'number' && document.expire % 60 !== 0) values['expire.note'] = t('settings:document.expire.kept', { value: durationInWords(t, document.expire) });
     const quizAddress = typeof document.launch_url === 'string' ? document.launch_url : '';
     // A copy waiting for its check: the preset's guess at this course's quiz, ready for "Fill in the pages".
     const recognised = values['tool.lms_preset'] === '' ? recognisePreset(deps.lmsPresets, document) : undefined;
@@ -225,6 +228,7 @@ export function createExamSettingsRoutes(deps: SettingsRoutesDeps): Router {
         }),
         lmsPresets,
         postMessage: POST_MESSAGE_NOTIFICATION,
+        linkMinutes: LINK_MINUTES,
         // The script's sentences: ICU templates of the reader's language (settings:script.*).
         ...scriptMessages(i18n.locale),
       }),

@@ -85,19 +85,19 @@ describe('in a browser: the exam settings view', () => {
       assert.match(await page.locator('#f-exam_settings-record_audio-note').textContent() ?? '', /Verify microphone/);
 
       // A refused save keeps everything typed and marks the wrong field.
-      await page.getByLabel('Link validity (seconds)').fill('five hours');
+      await page.getByLabel('Link validity (minutes)').fill('five hours');
       await page.getByLabel('Allowed macOS apps').fill('com.apple.calculator\ncom.example.notes');
       await page.getByRole('button', { name: 'Save settings' }).click();
       await page.locator('#error-summary').waitFor({ state: 'visible' });
-      assert.match(await page.locator('#f-expire-error').textContent() ?? '', /whole number/);
-      assert.equal(await page.getByLabel('Link validity (seconds)').getAttribute('aria-invalid'), 'true');
-      assert.equal(await page.getByLabel('Link validity (seconds)').inputValue(), 'five hours');
+      assert.match(await page.locator('#f-expire-error').textContent() ?? '', /whole minutes/);
+      assert.equal(await page.getByLabel('Link validity (minutes)').getAttribute('aria-invalid'), 'true');
+      assert.equal(await page.getByLabel('Link validity (minutes)').inputValue(), 'five hours');
       assert.equal(await page.getByLabel('Quiz address').inputValue(), QUIZ_URL);
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary', 'focus moves to the summary');
       await page.locator('#error-summary a').first().click();
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-expire', 'the summary links to the field');
 
-      await page.getByLabel('Link validity (seconds)').fill('7200');
+      await page.getByLabel('Link validity (minutes)').fill('120');
       await page.getByRole('button', { name: 'Save settings' }).click();
       await page.waitForFunction(() => /Saved/.test(document.getElementById('save-status')?.textContent ?? ''));
       assert.equal(await page.locator('#error-summary').isHidden(), true);
@@ -109,7 +109,7 @@ describe('in a browser: the exam settings view', () => {
       assert.equal(await page.locator('input[name="exam_settings.full_screen"][value="3"]').isChecked(), true);
       assert.equal(await page.getByLabel('Close other tabs').isChecked(), true);
       assert.equal(await page.getByLabel('Verify microphone').isChecked(), true);
-      assert.equal(await page.getByLabel('Link validity (seconds)').inputValue(), '7200');
+      assert.equal(await page.getByLabel('Link validity (minutes)').inputValue(), '120');
       assert.equal(await page.getByLabel('Allowed macOS apps').inputValue(), 'com.apple.calculator\ncom.example.notes');
       assert.equal(await page.locator('#not-configured').count(), 0);
       assert.deepEqual(pageErrors, []);
@@ -225,7 +225,7 @@ describe('in a browser: the exam settings view', () => {
       await page.getByRole('button', { name: 'Fill in the pages' }).click();
       await page.waitForFunction(() => (document.getElementById('f-launch_url') as HTMLInputElement).value.includes('id=5'));
       await page.getByLabel('Allowed macOS apps').fill(apps);
-      await page.getByLabel('Link validity (seconds)').fill('99999');
+      await page.getByLabel('Link validity (minutes)').fill('99999');
       await page.getByLabel('To this address:').check();
       await page.getByLabel('Address after the exam').fill('not a web address');
       await page.getByRole('button', { name: 'Save settings' }).focus();
@@ -238,7 +238,7 @@ describe('in a browser: the exam settings view', () => {
         assert.match((await page.locator(`#${id}`).getAttribute('aria-describedby')) ?? '', new RegExp(`${id}-error`), `${id}: the message is tied to the field`);
       }
       assert.equal(await page.getByLabel('Allowed macOS apps').inputValue(), apps);
-      assert.equal(await page.getByLabel('Link validity (seconds)').inputValue(), '99999');
+      assert.equal(await page.getByLabel('Link validity (minutes)').inputValue(), '99999');
       assert.equal(await page.getByLabel('Address after the exam').inputValue(), 'not a web address');
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary');
       const targets = await page.locator('#error-summary a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));

@@ -25,7 +25,7 @@ describe('the change history in words', () => {
     ['proctor_settings.kickout_allowed', null, false, "Proctor may remove a candidate: the institution's default → no"],
     ['behavior_settings.frame_metrics.keystrokes', null, 4, 'Weight: keystrokes: not set → 4'],
     ['exam_settings.allowed_macos_apps', [], ['com.apple.calculator'], 'Allowed macOS apps: none → com.apple.calculator'],
-    ['expire', null, 3600, 'Link validity (seconds): not set → 3600'],
+    ['expire', null, 3600, 'Link validity: not set → 1 hour'],
     ['status', 'closed', 'open', 'Availability: closed → open'],
     ['tool.security_preset', null, 'standard', 'Security preset: not set → Standard'],
     ['quiz_address_check', true, false, 'Quiz address to be checked: on → off'],

@@ -104,7 +104,7 @@ describe('an accommodation in the change history', () => {
   it('without names, the start of the pseudonymous id stands in', async () => {
     const { describeChange } = await import('../../../src/exams/settings/history.js');
     const d = describeChange({ path: `accommodations.${id}.expire`, before: 600, after: null });
-    assert.equal(`${d.label}: ${d.before} → ${d.after}`, 'Accommodation for 9a9ba1e4 — Link validity (seconds): 600 → not set');
+    assert.equal(`${d.label}: ${d.before} → ${d.after}`, 'Accommodation for 9a9ba1e4 — Link validity: 10 minutes → not set');
   });
 
   it('needs names only for accommodations and other people\'s changes', async () => {
