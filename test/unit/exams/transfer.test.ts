@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createExamStore } from '../../../src/exams/store.js';
@@ -9,7 +8,7 @@ import { createSettingsChangeLog } from '../../../src/exams/settings/changes.js'
 import { applySecurityPreset, SECURITY_PRESETS } from '../../../src/exams/settings/presets/security.js';
 import { deriveExamPages } from '../../../src/exams/settings/presets/lms.js';
 import { migratedTestDatabase, registeredPlatformRecord, type TestDatabase } from '../../helpers/db.js';
-import { runCli } from '../../helpers/cli.js';
+import { runCli, tempDataDir } from '../../helpers/cli.js';
 
 function settingsFor(quizId: number, presetIndex: number): Record<string, unknown> {
   const pages = deriveExamPages('moodle', `https://moodle.example.edu/mod/quiz/view.php?id=${quizId}`);
@@ -158,12 +157,16 @@ describe('exams as data: export and import', () => {
     }
   });
 
-  it('a 3,000-exam import lets other work run: the event loop is never held for long', async () => {
+  // Three batches of the file check and 300 exams written: without a turn between exams the writes alone hold
+  // the event loop for the whole import (seconds on the embedded database), far above both bounds. A 3,000-exam
+  // import is measured by `npm run bench:import` (docs/performance.md).
+  it('a 300-exam import lets other work run: the event loop is never held for long', async () => {
     const db = await migratedTestDatabase();
     try {
       await registeredPlatformRecord(db, KEY.issuer, KEY.client_id);
-      const exams = Array.from({ length: 3000 }, (_, i) => ({ ...KEY, context_id: `course-${i % 50}`, resource_link_id: `link-${i}`, title: `Exam ${i}`, status: 'open' as const, settings: null }));
-      let last = performance.now();
+      const exams = Array.from({ length: 300 }, (_, i) => ({ ...KEY, context_id: `course-${i % 50}`, resource_link_id: `link-${i}`, title: `Exam ${i}`, status: 'open' as const, settings: null }));
+      const started = performance.now();
+      let last = started;
       let longest = 0;
       const ticker = setInterval(() => {
         const now = performance.now();
@@ -172,20 +175,24 @@ describe('exams as data: export and import', () => {
       }, 5);
       const result = await importExams(db, { ...sampleFile(), exams });
       clearInterval(ticker);
-      longest = Math.max(longest, performance.now() - last);
-      assert.deepEqual(result, { ok: true, created: 3000, updated: 0 });
+      const ended = performance.now();
+      longest = Math.max(longest, ended - last);
+      assert.deepEqual(result, { ok: true, created: 300, updated: 0 });
       assert.ok(longest < 1000, `the event loop was held for ${Math.round(longest)} ms at once`);
+      // Whatever the machine's speed: no single hold is a large part of the import.
+      assert.ok(longest < (ended - started) / 4, `the event loop was held for ${Math.round(longest)} ms of the import's ${Math.round(ended - started)} ms at once`);
     } finally {
       await db.close();
     }
   });
 
-  it('a 3,000-exam dry run (the console previews every import) lets other work run too', async () => {
+  it('a 300-exam dry run (the console previews every import) lets other work run too', async () => {
     const db = await migratedTestDatabase();
     try {
       await registeredPlatformRecord(db, KEY.issuer, KEY.client_id);
-      const exams = Array.from({ length: 3000 }, (_, i) => ({ ...KEY, context_id: `course-${i % 50}`, resource_link_id: `link-${i}`, title: `Exam ${i}`, status: 'open' as const, settings: null }));
-      let last = performance.now();
+      const exams = Array.from({ length: 300 }, (_, i) => ({ ...KEY, context_id: `course-${i % 50}`, resource_link_id: `link-${i}`, title: `Exam ${i}`, status: 'open' as const, settings: null }));
+      const started = performance.now();
+      let last = started;
       let longest = 0;
       const ticker = setInterval(() => {
         const now = performance.now();
@@ -194,9 +201,11 @@ describe('exams as data: export and import', () => {
       }, 5);
       const preview = await previewImport(db, { ...sampleFile(), exams });
       clearInterval(ticker);
-      longest = Math.max(longest, performance.now() - last);
-      assert.ok(preview.ok && preview.creates.length === 3000, 'every exam would be created');
+      const ended = performance.now();
+      longest = Math.max(longest, ended - last);
+      assert.ok(preview.ok && preview.creates.length === 300, 'every exam would be created');
       assert.ok(longest < 1000, `the event loop was held for ${Math.round(longest)} ms at once`);
+      assert.ok(longest < (ended - started) / 4, `the event loop was held for ${Math.round(longest)} ms of the dry run's ${Math.round(ended - started)} ms at once`);
     } finally {
       await db.close();
     }
@@ -231,8 +240,10 @@ describe('exams as data: export and import', () => {
 });
 
 describe('exam export and import on the command line', () => {
-  const dirs = [mkdtempSync(join(tmpdir(), 'proctor-lti-exams-a-')), mkdtempSync(join(tmpdir(), 'proctor-lti-exams-b-'))];
-  after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  // Copies of a migrated embedded database: the commands start on it instead of making one (initdb and every migration).
+  const data = [tempDataDir('exams-a'), tempDataDir('exams-b')];
+  const dirs = data.map((d) => d.dir);
+  after(() => data.forEach((d) => d.remove()));
   const cli = (dataDir: string, ...args: string[]) => runCli(dataDir, args);
 
   it('imports, exports, moves to an empty installation; an invalid file is refused whole', () => {
