@@ -13,14 +13,14 @@ import type { ProctoringMessage } from './proctoring.js';
  */
 
 /** ultra: a Learn Ultra-like platform whose learners start the exam through LTI Proctoring Services. */
-export type DemoFlavor = 'moodle' | 'canvas' | 'ultra';
+export const FLAVOR_NAMES = ['moodle', 'canvas', 'ultra'] as const;
 /** resource: the exam link; course: course navigation (launchpad); deep-linking: the content picker. */
-export type LaunchKind = 'resource' | 'course' | 'deep-linking';
-export type Presentation = 'iframe' | 'window';
+export const LAUNCH_KINDS = ['resource', 'course', 'deep-linking'] as const;
+export const PRESENTATIONS = ['iframe', 'window'] as const;
 
-export const FLAVOR_NAMES: readonly DemoFlavor[] = ['moodle', 'canvas', 'ultra'];
-export const LAUNCH_KINDS: readonly LaunchKind[] = ['resource', 'course', 'deep-linking'];
-export const PRESENTATIONS: readonly Presentation[] = ['iframe', 'window'];
+export type DemoFlavor = (typeof FLAVOR_NAMES)[number];
+export type LaunchKind = (typeof LAUNCH_KINDS)[number];
+export type Presentation = (typeof PRESENTATIONS)[number];
 
 export { CLAIM };
 
@@ -333,11 +333,14 @@ export function buildLaunchClaims(platform: LaunchPlatform, input: LaunchClaimsI
   return claims;
 }
 
+/** One member as the flavour's membership service lists it; its roles are always there. */
+export type MembershipMember = Record<string, unknown> & { roles: string[] };
+
 /** One Names and Roles member as the flavor lists it. */
-export function membershipMember(flavor: DemoFlavor, issuer: string, person: DemoPerson): Record<string, unknown> | null {
+export function membershipMember(flavor: DemoFlavor, issuer: string, person: DemoPerson): MembershipMember | null {
   const roles = FLAVORS[flavor].membershipRoles[person.role];
   if (!roles) return null;
-  const member: Record<string, unknown> = {
+  const member: MembershipMember = {
     status: person.status,
     user_id: person.id,
     name: person.name,

@@ -3,7 +3,7 @@ import { jwtVerify, SignJWT } from 'jose';
 import type { DemoUser, DemoUserKey } from './directory.js';
 import type { DemoFlavor, LaunchKind, Presentation } from './flavors.js';
 import type { ProctoringMessage } from './proctoring.js';
-import { errorCode } from '../../values.js';
+import { errorCode, propertyOf } from '../../values.js';
 
 /** What the login initiation promised: who launches what, and how. */
 export interface PendingLaunch {
@@ -67,7 +67,7 @@ export function createMessageHints(options: { issuer: string; now: () => number;
     if (hint.startsWith('{')) {
       try {
         const parsed: unknown = JSON.parse(hint);
-        const id = typeof parsed === 'object' && parsed !== null ? (parsed as { launchid?: unknown }).launchid : undefined;
+        const id = propertyOf(parsed, 'launchid');
         return typeof id === 'string' ? { id } : { reason: 'malformed' };
       } catch {
         return { reason: 'malformed' };

@@ -10,6 +10,7 @@ import {
   type JWTHeaderParameters,
   type JWTPayload,
 } from 'jose';
+import { propertyOf } from '../../values.js';
 
 export type SigningKey = CryptoKey | KeyObject | JWK | Uint8Array;
 
@@ -48,7 +49,7 @@ export async function platformKeys(given?: CryptoKey | KeyObject | JWK, kid?: st
 }
 
 function isJwk(key: CryptoKey | KeyObject | JWK): key is JWK {
-  return typeof (key as JWK).kty === 'string';
+  return typeof propertyOf(key, 'kty') === 'string';
 }
 
 export interface SignOptions {

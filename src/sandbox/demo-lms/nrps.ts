@@ -42,8 +42,8 @@ export function membershipPage(options: {
 
   let members = options.people
     .map((person) => membershipMember(options.flavor, options.issuer, person))
-    .filter((member): member is Record<string, unknown> => member !== null);
-  if (role) members = members.filter((member) => (member.roles as string[]).some((candidate) => shortRole(candidate) === role));
+    .filter((member) => member !== null);
+  if (role) members = members.filter((member) => member.roles.some((candidate) => shortRole(candidate) === role));
 
   const page = limit === undefined ? members.slice(from) : members.slice(from, from + limit);
   const query = (offset: number): URLSearchParams => {

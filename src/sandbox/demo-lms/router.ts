@@ -14,14 +14,13 @@ import {
   PRESENTATIONS,
   type DemoFlavor,
   type LaunchClaimsInput,
-  type Presentation,
 } from './flavors.js';
 import type { MessageHints, PendingLaunch } from './hints.js';
 import type { ProctoringAttempts } from './proctoring.js';
 import { MembershipQueryError, membershipPage, NRPS_MEDIA_TYPE } from './nrps.js';
 import { OAuthError, type OAuthServer } from './oauth.js';
 import { bodyFields } from '../../http/request-input.js';
-import { messageOf } from '../../values.js';
+import { isRecord, messageOf } from '../../values.js';
 import { SUPPORTED_LOCALES, type Locale } from '../../i18n/locales.js';
 
 export interface LoginInitiation {
@@ -63,10 +62,10 @@ const launchForm = z.object({
   // The course page's buttons send "kind:user:link" in one field; scripts may send the parts.
   launch: z.string().max(300).optional(),
   user: z.string().max(50).optional(),
-  kind: z.enum(LAUNCH_KINDS as [string, ...string[]]).optional(),
+  kind: z.enum(LAUNCH_KINDS).optional(),
   link: z.string().max(200).optional(),
-  flavor: z.enum(FLAVOR_NAMES as [DemoFlavor, ...DemoFlavor[]]).optional(),
-  presentation: z.enum(PRESENTATIONS as [Presentation, ...Presentation[]]).optional(),
+  flavor: z.enum(FLAVOR_NAMES).optional(),
+  presentation: z.enum(PRESENTATIONS).optional(),
   platform_storage: z.enum(['on', 'off']).optional(),
   // The launching person's language in the LMS, sent as the launch's locale (launch_presentation.locale).
   locale: z.enum(SUPPORTED_LOCALES).optional(),
@@ -155,7 +154,8 @@ function returnMessages(query: FormSource): string[] {
 function pendingLaunch(ctx: DemoLmsContext, source: FormSource): PendingLaunch | string {
   const parsed = launchForm.safeParse(textFields(source));
   if (!parsed.success) return 'The launch form is not valid.';
-  let { user: userKey, kind, link } = parsed.data;
+  let { user: userKey, link } = parsed.data;
+  let kind: string | undefined = parsed.data.kind;
   if (parsed.data.launch) {
     const [k, u, ...rest] = parsed.data.launch.split(':');
     kind = k;
@@ -413,11 +413,11 @@ function deepLinkingReturnRoute(router: Router, ctx: DemoLmsContext, { renderErr
       return renderError(res, 400, 'Nothing was added', 'This response was already used.');
     }
     const errorMessage = payload['https://purl.imsglobal.org/spec/lti-dl/claim/errormsg'];
-    const items = Array.isArray(payload[CLAIM.contentItems]) ? (payload[CLAIM.contentItems] as unknown[]) : [];
+    const contentItems = payload[CLAIM.contentItems];
+    const items: unknown[] = Array.isArray(contentItems) ? contentItems : [];
     const added: DemoLink[] = [];
-    for (const item of items) {
-      if (typeof item !== 'object' || item === null || (item as { type?: unknown }).type !== 'ltiResourceLink') continue;
-      const raw = item as { title?: unknown; text?: unknown; url?: unknown; custom?: unknown };
+    for (const raw of items) {
+      if (!isRecord(raw) || raw.type !== 'ltiResourceLink') continue;
       const custom: Record<string, string> = {};
       if (typeof raw.custom === 'object' && raw.custom !== null) {
         for (const [key, value] of Object.entries(raw.custom)) if (['string', 'number', 'boolean'].includes(typeof value)) custom[key] = String(value);

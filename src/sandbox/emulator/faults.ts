@@ -39,14 +39,14 @@ export function createFaultControls(): FaultControls {
   let active: Fault[] = [];
 
   function take<K extends FaultKind>(kind: K): Extract<Fault, { kind: K }> | undefined {
-    const index = active.findIndex((f) => f.kind === kind);
-    const fault = active[index];
+    const fault = active.find((f): f is Extract<Fault, { kind: K }> => f.kind === kind);
     if (!fault) return undefined;
     if (fault.times !== undefined) {
+      const index = active.indexOf(fault);
       if (fault.times <= 1) active.splice(index, 1);
       else active[index] = { ...fault, times: fault.times - 1 };
     }
-    return fault as Extract<Fault, { kind: K }>;
+    return fault;
   }
 
   return {

@@ -13,6 +13,7 @@ import {
   validateReviewerLaunch,
   validateSubscribe,
   validateUnsubscribe,
+  type ValidationResult,
   type Violation,
 } from '../../proctoring/contract.js';
 import type { ProctoringOperation } from '../../proctoring/errors.js';
@@ -20,9 +21,10 @@ import { createAuthenticator, type EmulatorAccount } from './accounts.js';
 import { controlsPage } from './controls-page.js';
 import { BODY_SHAPES, createFaultControls, faultSchema, type BodyShape, type FaultControls } from './faults.js';
 import { candidateView, launchpadView, scriptJson, staffView } from './pages.js';
-import { createSessionStore, type Session } from './sessions.js';
+import { createSessionStore, type Session, type SessionLaunch } from './sessions.js';
 import { deliveryBody, post, publicSubscription, sampleData, subscriptionFrom, type BodyOptions, type DeliveryResult, type StoredSubscription } from './webhooks.js';
 import { bodyFields } from '../../http/request-input.js';
+import { propertyOf } from '../../values.js';
 
 export type { EmulatorAccount } from './accounts.js';
 export { BODY_SHAPES, type BodyShape, type Fault, type FaultControls } from './faults.js';
@@ -63,12 +65,44 @@ const ASSETS = join(ROOT, 'public', 'emulator');
 const MAX_RECEIVED = 10_000;
 const JSON_LIMIT = '100kb';
 
-const LAUNCHES = {
-  candidate: { path: '/v2/candidate/launch', operation: 'candidate_launch', validate: validateCandidateLaunch, defaultExpire: LIMITS.candidateExpire.default },
-  reviewer: { path: '/v2/reviewer/launch', operation: 'reviewer_launch', validate: validateReviewerLaunch, defaultExpire: LIMITS.staffExpire.default },
-  live: { path: '/v2/live/launch', operation: 'live_launch', validate: validateLiveLaunch, defaultExpire: LIMITS.staffExpire.default },
-  launchpad: { path: '/v2/live/launchpad', operation: 'launchpad', validate: validateLaunchpad, defaultExpire: LIMITS.staffExpire.default },
-} as const;
+/** A launch endpoint of the API: its request parsed into the launch a session opens with. */
+interface LaunchEndpoint {
+  path: string;
+  operation: ProctoringOperation;
+  defaultExpire: number;
+  parse(body: unknown): ValidationResult<SessionLaunch>;
+}
+
+function launchOf<Body>(result: ValidationResult<Body>, launch: (body: Body) => SessionLaunch): ValidationResult<SessionLaunch> {
+  return result.ok ? { ok: true, value: launch(result.value) } : result;
+}
+
+const LAUNCHES: readonly LaunchEndpoint[] = [
+  {
+    path: '/v2/candidate/launch',
+    operation: 'candidate_launch',
+    defaultExpire: LIMITS.candidateExpire.default,
+    parse: (body) => launchOf(validateCandidateLaunch(body), (request) => ({ kind: 'candidate', body: request })),
+  },
+  {
+    path: '/v2/reviewer/launch',
+    operation: 'reviewer_launch',
+    defaultExpire: LIMITS.staffExpire.default,
+    parse: (body) => launchOf(validateReviewerLaunch(body), (request) => ({ kind: 'reviewer', body: request })),
+  },
+  {
+    path: '/v2/live/launch',
+    operation: 'live_launch',
+    defaultExpire: LIMITS.staffExpire.default,
+    parse: (body) => launchOf(validateLiveLaunch(body), (request) => ({ kind: 'live', body: request })),
+  },
+  {
+    path: '/v2/live/launchpad',
+    operation: 'launchpad',
+    defaultExpire: LIMITS.staffExpire.default,
+    parse: (body) => launchOf(validateLaunchpad(body), (request) => ({ kind: 'launchpad', body: request })),
+  },
+];
 
 /** Faults a delivery can carry on demand. */
 export const DELIVERY_FAULTS = ['duplicate', 'out_of_order', 'bad_signature', 'signature_only', 'wrong_key'] as const;
@@ -152,7 +186,7 @@ export function createEmulator(options: EmulatorOptions) {
   controlsPage(router, faults, renderView);
 
   return {
-    router: router as Router,
+    router,
     received,
     faults,
     sessions,
@@ -202,12 +236,12 @@ function apiRoutes(router: Router, state: EmulatorState): void {
     });
   }
 
-  for (const [kind, launch] of Object.entries(LAUNCHES) as [Session['kind'], (typeof LAUNCHES)[keyof typeof LAUNCHES]][]) {
+  for (const launch of LAUNCHES) {
     endpoint('post', launch.path, launch.operation, (req, account) => {
-      const result = launch.validate(req.body);
+      const result = launch.parse(req.body);
       if (!result.ok) return badRequest(result.violations);
-      const body = result.value;
-      const session = sessions.create({ kind, body, account: account.consumerKey, expireSeconds: body.expire ?? launch.defaultExpire } as Parameters<typeof sessions.create>[0]);
+      const { body } = result.value;
+      const session = sessions.create({ ...result.value, account: account.consumerKey, expireSeconds: body.expire ?? launch.defaultExpire });
       const tag = 'exam_tag' in body && body.exam_tag ? `#${body.exam_tag}` : '';
       return launchAnswer(`${base}/session/${session.token}${tag}`, faults.takeBodyShape() ?? 'text');
     });
@@ -246,7 +280,7 @@ function apiRoutes(router: Router, state: EmulatorState): void {
 
   // Malformed or oversized JSON on the API.
   router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
-    const type = (error as { type?: string } | undefined)?.type;
+    const type = propertyOf(error, 'type');
     if (!req.path.startsWith('/v2/') || (type !== 'entity.parse.failed' && type !== 'entity.too.large')) {
       next(error);
       return;

@@ -4,6 +4,7 @@ import { english } from '../../proctoring/english.js';
 import { POST_MESSAGE_NOTIFICATION, type BehaviorSettings, type BreakSettings, type ExamSettings, type ProctorSettings } from '../../proctoring/contract.js';
 import { patternMatches } from '../../proctoring/patterns.js';
 import type { Session } from './sessions.js';
+import { isRecord } from '../../values.js';
 
 /** View models of the emulator's pages: everything the templates show, already in words. */
 export interface Row {
@@ -30,7 +31,7 @@ function describe(path: string, value: unknown): { value: string; on?: boolean }
   }
   if (Array.isArray(value)) {
     if (value.length === 0) return { value: 'None' };
-    return { value: value.map((item) => (typeof item === 'string' ? item : Object.values(item as Record<string, unknown>).join(' · '))).join(', '), on: true };
+    return { value: value.map((item: unknown) => (typeof item === 'string' ? item : isRecord(item) ? Object.values(item).join(' · ') : String(item))).join(', '), on: true };
   }
   return { value: String(value) };
 }
@@ -137,7 +138,7 @@ export function candidateView(session: Extract<Session, { kind: 'candidate' }>) 
     submit,
     leave,
     other: present(
-      rows('', body as unknown as Record<string, unknown>, ['pre_auth', 'post_auth', 'pre_auth_bypass', 'extension_allowlist_url', 'roster_url']).concat(
+      rows('', body, ['pre_auth', 'post_auth', 'pre_auth_bypass', 'extension_allowlist_url', 'roster_url']).concat(
         rows('branding', body.branding, ['primary_color', 'secondary_color', 'logo_url']),
       ),
     ),

@@ -1,15 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import type { CandidateLaunchRequest, LaunchpadRequest, LiveLaunchRequest, ReviewerLaunchRequest } from '../../proctoring/contract.js';
 
-export type Session = { token: string; account: string; createdAt: number; expiresAt: number; ended?: { outcome: 'submitted' | 'left'; at: number } } & (
+/** The launch that opened a session: its kind and the request body of that kind. */
+export type SessionLaunch =
   | { kind: 'candidate'; body: CandidateLaunchRequest }
   | { kind: 'reviewer'; body: ReviewerLaunchRequest }
   | { kind: 'live'; body: LiveLaunchRequest }
-  | { kind: 'launchpad'; body: LaunchpadRequest }
-);
+  | { kind: 'launchpad'; body: LaunchpadRequest };
+
+interface SessionState {
+  token: string;
+  account: string;
+  createdAt: number;
+  expiresAt: number;
+  ended?: { outcome: 'submitted' | 'left'; at: number };
+}
+
+export type Session = SessionState & SessionLaunch;
 export type SessionKind = Session['kind'];
 
-type NewSession = Omit<Session, 'token' | 'createdAt' | 'expiresAt'> & { expireSeconds: number };
+type NewSession = Omit<SessionState, 'token' | 'createdAt' | 'expiresAt'> & SessionLaunch & { expireSeconds: number };
 
 /** Sessions behind generated URLs, in memory. Expired ones are kept a while to show "link expired". */
 /** How often the store looks through every session for expired ones (a launch pays only the size cap). */
@@ -40,7 +50,7 @@ export function createSessionStore(options: { max?: number; keepExpiredMs?: numb
       const now = Date.now();
       prune(now);
       const { expireSeconds, ...rest } = input;
-      const session = { ...rest, token: randomBytes(18).toString('base64url'), createdAt: now, expiresAt: now + expireSeconds * 1000 } as Session;
+      const session: Session = { ...rest, token: randomBytes(18).toString('base64url'), createdAt: now, expiresAt: now + expireSeconds * 1000 };
       sessions.set(session.token, session);
       return session;
     },
