@@ -23,7 +23,7 @@ export const bodyLimitOf = (path: string): number => (UPLOAD_ROUTES.some((route)
 
 export class LengthRequiredError extends AppError {
   constructor() {
-    super(411, 'length_required', 'Length required', 'The form could not be read. Please try again.', { messageKey: 'common:errors.unreadableForm', adminMessage: 'a file upload without Content-Length' });
+    super(411, 'length_required', 'Length required', 'The form could not be read. Please try again.', { messageKey: 'common:errors.unreadableForm', adminMessage: 'a form without Content-Length' });
   }
 }
 
@@ -41,8 +41,9 @@ export function announcedBodyLimit(limitOf: (path: string) => number): RequestHa
   return (req, res, next) => {
     const limit = limitOf(req.path);
     const announced = req.headers['content-length'];
-    // Browsers announce the length of every form; a multipart body streamed without one could not be capped as a whole.
-    if (announced === undefined && req.headers['transfer-encoding'] !== undefined && req.is('multipart/form-data')) {
+    // Browsers announce the length of every form. A body streamed without one could not be capped as a whole, and
+    // the form parser, once past its limit, reads the rest of such a body before it answers.
+    if (announced === undefined && req.headers['transfer-encoding'] !== undefined) {
       res.set('Connection', 'close');
       next(new LengthRequiredError());
       return;

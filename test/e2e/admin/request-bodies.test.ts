@@ -48,6 +48,16 @@ describe('admin console request bodies', () => {
     assert.equal(answer.status, 413, answer.head);
   });
 
+  it('refuses a sign-in form sent without a length at once, instead of reading all of it past the limit', async () => {
+    const chunk = 'a'.repeat(16 * 1024);
+    const answer = await rawRequest(app.baseUrl, 'POST /admin/sign-in HTTP/1.1\nHost: 127.0.0.1\nContent-Type: application/x-www-form-urlencoded\nTransfer-Encoding: chunked', {
+      body: `${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+    });
+    assert.equal(answer.status, 411, answer.head);
+    assert.match(answer.head, /connection: close/i);
+    assert.ok(answer.closed, 'closed at once, not once the client stops sending');
+  });
+
   it('limits a signed-in form to its route: small forms small, uploads to the file cap', async () => {
     const { agent } = await signedInAgent(app);
     const cookie = (await agent.jar.getCookies({ domain: '127.0.0.1', path: '/admin', secure: false, script: false })).map((c) => `${c.name}=${c.value}`).join('; ');
