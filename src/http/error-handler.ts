@@ -50,6 +50,8 @@ export const ERROR_MAPPINGS: readonly ErrorMapping[] = [
   },
   { matches: (error) => bodyErrorType(error) === 'entity.too.large', toAppError: () => new AppError(413, 'too_large', 'Too large', 'The request is too large.', { messageKey: 'common:errors.requestTooLarge' }) },
   { matches: (error) => bodyErrorType(error) === 'entity.parse.failed', toAppError: () => new AppError(400, 'bad_request', 'Unreadable request', 'The request body could not be read.', { messageKey: 'common:errors.unreadableRequest' }) },
+  // The client went away before its body arrived, or was cut off by the request timeout: not the tool's fault.
+  { matches: (error) => bodyErrorType(error) === 'request.aborted', toAppError: () => new AppError(400, 'bad_request', 'Unreadable request', 'The request body could not be read.', { messageKey: 'common:errors.unreadableRequest' }) },
 ];
 
 export function toAppError(error: unknown): AppError {

@@ -35,6 +35,7 @@ const CASES: Array<{ name: string; error: unknown; status: number; code: string;
   { name: 'a multipart form with too many files', error: new multer.MulterError('LIMIT_FILE_COUNT'), status: 400, code: 'bad_request' },
   { name: 'a request body over the limit', error: Object.assign(new Error('too large'), { type: 'entity.too.large' }), status: 413, code: 'too_large' },
   { name: 'an unreadable request body', error: Object.assign(new SyntaxError('bad json'), { type: 'entity.parse.failed' }), status: 400, code: 'bad_request' },
+  { name: 'a client gone before its body arrived (or cut off by the request timeout)', error: Object.assign(new Error('request aborted'), { type: 'request.aborted', status: 400 }), status: 400, code: 'bad_request' },
   { name: 'anything else', error: new TypeError('x is undefined'), status: 500, code: 'internal' },
   { name: 'a thrown string', error: 'oops', status: 500, code: 'internal' },
 ];
