@@ -20,6 +20,10 @@ const mutateArgument = process.argv.find((_arg, i) => ['--mutate', '-m'].include
 const asked = mutateArgument?.split(',').map((entry) => entry.replace(/:[\d-]+$/, ''));
 const testFiles = asked ? asked.map((file) => SOURCES[file]).filter(Boolean) : Object.values(SOURCES);
 
+// Property tests try a few generated cases per mutant instead of hundreds (test/helpers/property-runs.ts): each
+// mutant runs its test file again, and the table-driven tests carry the exact cases.
+process.env.PROPERTY_RUNS ??= '5';
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   mutate: Object.keys(SOURCES),

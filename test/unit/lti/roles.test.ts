@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { propertyRuns } from '../../helpers/property-runs.js';
 import {
   decideLaunchTarget,
   isCourseStaffRole,
@@ -313,6 +314,7 @@ describe('mapRoles', () => {
           assert.equal(decision.canReview, false);
         }
       }),
+      { numRuns: propertyRuns(100) },
     );
   });
 });
@@ -354,7 +356,7 @@ describe('parseRole', () => {
   });
 
   it('never throws', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (role) => void parseRole(role)));
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (role) => void parseRole(role)), { numRuns: propertyRuns(100) });
   });
 });
 

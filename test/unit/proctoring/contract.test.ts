@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { propertyRuns } from '../../helpers/property-runs.js';
 import { apiKeyFor } from '../../../src/proctoring/api-key.js';
 import {
   EXAM_METRICS,
@@ -285,7 +286,7 @@ describe('the Launch API contract: generated valid requests pass', () => {
           const result = VALIDATORS[kind](request);
           assert.deepEqual(result.ok ? [] : result.violations, []);
         }),
-        { numRuns: 300 },
+        { numRuns: propertyRuns(300) },
       );
     });
   }
@@ -297,7 +298,7 @@ describe('the Launch API contract: generated valid requests pass', () => {
         assert.equal(validateBehaviorSettings(behavior).ok, true);
         assert.equal(validateBreakSettings(breaks_).ok, true);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -338,7 +339,7 @@ describe('the Launch API contract: every rule broken in an otherwise valid reque
           assert.match(hit.message, /^[A-Z'].*\.$/);
           assert.doesNotMatch(hit.message, /undefined|\[object/);
         }),
-        { numRuns: 25 },
+        { numRuns: propertyRuns(25) },
       );
     });
   }
