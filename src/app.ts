@@ -44,6 +44,7 @@ import { createRegistrationLinks } from './lti/registration-links.js';
 import { createLtiRoutes } from './lti/routes.js';
 import type { Logger } from './logger.js';
 import { watchChanges } from './db/change-notices.js';
+import { createSetupChecklistStore } from './admin/setup-checklist.js';
 import { deriveExamTag, deriveSectionId, deriveUserId, type PseudonymKeyring, type PseudonymSecret } from './lti/identifiers.js';
 import { createAccountClients, type AccountClients } from './proctoring/account-clients.js';
 import { createAccountStore, type ProctoringAccountStore } from './proctoring/accounts.js';
@@ -189,7 +190,19 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   mountRateLimits(app, limits);
   // The LTI routes first: logins and launches, the busiest requests, pass no other route on the way.
-  app.use(createLtiRoutes({ adapter: lti, registrationLinks: createRegistrationLinks(db), tool: toolDescription(config), userAgent: USER_AGENT, allowLoopbackRegistration: config.env !== 'production', logger, refuse }));
+  const setupChecklists = createSetupChecklistStore(db);
+  app.use(
+    createLtiRoutes({
+      adapter: lti,
+      registrationLinks: createRegistrationLinks(db),
+      tool: toolDescription(config),
+      userAgent: USER_AGENT,
+      allowLoopbackRegistration: config.env !== 'production',
+      logger,
+      refuse,
+      registered: (platform, productFamily) => setupChecklists.noteRegistered(platform.issuer, platform.clientId, productFamily),
+    }),
+  );
   // Back and reload of a staff page load its address by GET: answered before the session check (no token in a URL).
   app.use(createResumeRoutes());
   lti.mount(app);

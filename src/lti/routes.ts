@@ -24,6 +24,8 @@ export interface LtiRoutesOptions {
   allowLoopbackRegistration: boolean;
   logger: Logger;
   refuse(req: Request, res: Response, refusal: LtiRefusal, status: number): void;
+  /** A platform registered itself (dynamic registration), naming its product family when it did: the console's setup checklist. */
+  registered?(platform: { issuer: string; clientId: string }, productFamily: string | undefined): Promise<void>;
 }
 
 /** Our routes in front of ltijs: Canvas JSON config, gated dynamic registration, the login pre-checks. */
@@ -76,6 +78,7 @@ export function createLtiRoutes(options: LtiRoutesOptions): Router {
         return;
       }
       await options.adapter.platforms.register(platform);
+      await options.registered?.(platform, productFamily);
       requestLogger(options.logger, req).info(
         { issuer: platform.issuer, clientId: platform.clientId, deploymentIds: platform.deploymentIds, productFamily },
         'platform registered through dynamic registration',

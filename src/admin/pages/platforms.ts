@@ -7,10 +7,11 @@ import { platformActivityKey } from '../../lti/platform-activity.js';
 import { presetEndpoints } from '../../lti/platform-presets.js';
 import { createRegistrationLinks } from '../../lti/registration-links.js';
 import { NotFoundError } from '../../http/errors.js';
-import { parseBody, parseParams, parseQuery, pathParam, textField } from '../../http/request-input.js';
+import { parseBody, parseParams, parseQuery, pathParam, textField, textList } from '../../http/request-input.js';
 import { localizedProblem, textOf } from '../i18n.js';
 import { adminPage, type AdminRoutes } from '../page.js';
 import type { AdminContext } from '../registry.js';
+import { checklistFamilyOf, createSetupChecklistStore, SETUP_CHECKLISTS } from '../setup-checklist.js';
 
 /** The LMSs the static registration form has help for (views/admin/platforms/lms-help.ejs). */
 export const LMS_FAMILIES = ['canvas', 'moodle', 'brightspace', 'blackboard', 'openedx', 'sakai'] as const;
@@ -40,6 +41,8 @@ const REFUSED_ACCEPT = REFUSED_LAUNCH.extend({ name: textField });
 const nameForClient = (template: Pick<PlatformSummary, 'name'>, clientId: string) => `${template.name} (client id ${clientId})`.slice(0, 200);
 const DEPLOYMENT_FORM = z.object({ deploymentId: textField });
 const ACTIVE_FORM = z.object({ active: textField });
+const CHECKLIST_FORM = z.object({ done: textList });
+const CHECKLIST_SHOWN_FORM = z.object({ dismissed: textField });
 export const describePlatform = (p: Pick<PlatformSummary, 'issuer' | 'clientId'>) => `${p.issuer} (client id ${p.clientId})`;
 
 export async function findPlatform(context: AdminContext, key: string): Promise<PlatformSummary> {
@@ -120,6 +123,7 @@ function registrationRoutes(routes: AdminRoutes, context: AdminContext): void {
       return;
     }
     await context.lti.platforms.register(input);
+    await createSetupChecklistStore(context.db).noteRegistered(input.issuer, input.clientId, undefined);
     await context.refusedRegistrations.resolved({ issuer: input.issuer, clientId: input.clientId });
     await context.recordChange(req, {
       action: 'platform.add',
@@ -207,11 +211,36 @@ function refusedLaunchRoutes(routes: AdminRoutes, context: AdminContext): void {
 
 /** One platform: its values, deployment ids, activation and removal. */
 function platformRoutes(routes: AdminRoutes, context: AdminContext): void {
+  const checklists = createSetupChecklistStore(context.db);
+  /** The platform's LMS setup checklist: its LMS's items, which are ticked off, and whether it was dismissed. */
+  const checklistOf = async (platform: PlatformSummary) => {
+    const state = await checklists.get(platform.issuer, platform.clientId);
+    const family = checklistFamilyOf({ issuer: platform.issuer, authUrl: platform.authUrl, productFamily: state.productFamily });
+    const items = SETUP_CHECKLISTS[family].map((id) => ({ id, done: state.done.includes(id) }));
+    return { family, items, dismissed: state.dismissed, complete: items.every((item) => item.done) };
+  };
   const renderDetail = async (req: Request, res: Response, platform: PlatformSummary, problems: FieldProblem[] = [], values: Record<string, string> = {}) => {
     const key = platformKey(platform.issuer, platform.clientId);
     const lastLaunch = (await context.platformActivity.lastLaunches()).get(platformActivityKey(platform.issuer, platform.clientId));
-    context.render(req, res, 'admin/platforms/detail', { title: platform.name, platform, key, lastLaunch, tool: toolValues(context), problems, values });
+    const checklist = await checklistOf(platform);
+    context.render(req, res, 'admin/platforms/detail', { title: platform.name, platform, key, lastLaunch, tool: toolValues(context), problems, values, checklist });
   };
+
+  routes.post('/:key/checklist', async (req, res) => {
+    const platform = await findPlatform(context, platformKeyOf(req));
+    const ticked = parseBody(CHECKLIST_FORM, req).done;
+    const { items } = await checklistOf(platform);
+    const done = items.map((item) => item.id).filter((id) => ticked.includes(id));
+    await checklists.setDone(platform.issuer, platform.clientId, done);
+    res.redirect(303, `/admin/platforms/${platformKeyOf(req)}?done=checklist-saved#checklist-heading`);
+  });
+
+  routes.post('/:key/checklist/shown', async (req, res) => {
+    const platform = await findPlatform(context, platformKeyOf(req));
+    const dismissed = parseBody(CHECKLIST_SHOWN_FORM, req).dismissed === 'yes';
+    await checklists.setDismissed(platform.issuer, platform.clientId, dismissed);
+    res.redirect(303, `/admin/platforms/${platformKeyOf(req)}?done=${dismissed ? 'checklist-dismissed' : 'checklist-shown'}`);
+  });
 
   routes.get('/:key', async (req, res) => {
     await renderDetail(req, res, await findPlatform(context, platformKeyOf(req)));
@@ -261,6 +290,7 @@ function platformRoutes(routes: AdminRoutes, context: AdminContext): void {
   routes.post('/:key/remove', async (req, res) => {
     const platform = await findPlatform(context, platformKeyOf(req));
     await context.lti.platforms.remove(platform.issuer, platform.clientId);
+    await checklists.remove(platform.issuer, platform.clientId);
     await context.recordChange(req, {
       action: 'platform.remove',
       target: describePlatform(platform),

@@ -49,6 +49,20 @@ describe('dynamic registration request', () => {
     assert.ok(messages.every((m) => Object.keys(m).every((key) => !key.startsWith('https://canvas.instructure.com/'))));
   });
 
+  it("asks Moodle only for what Moodle 5.1 reads: names, Names and Roles, deep linking; no e-mail, no placements, no window", () => {
+    const request = buildRegistrationRequest(tool, configuration('moodle'));
+    const toolConfiguration = request['https://purl.imsglobal.org/spec/lti-tool-configuration'] as Record<string, unknown>;
+    // mod/lti's registration_helper: name claims switch on "share launcher's name", `email` would share addresses.
+    assert.deepEqual(toolConfiguration.claims, ['iss', 'sub', 'name', 'given_name', 'family_name']);
+    assert.equal(request.scope, 'https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly');
+    assert.equal(toolConfiguration.domain, tool.publicUrl.host, 'Moodle checks the domain against the target link URI');
+    assert.equal(toolConfiguration.target_link_uri, tool.launchUrl);
+    assert.equal(toolConfiguration.custom_parameters, undefined, 'Moodle needs none: its context id is its course id');
+    for (const message of messagesOf(request)) {
+      assert.deepEqual(Object.keys(message).sort(), ['label', 'target_link_uri', 'type'], `${message.type}: Moodle reads no placements, window or message custom parameters`);
+    }
+  });
+
   it('advertises LtiStartProctoring and LtiEndAssessment to a platform that offers them, at the launch URL', () => {
     const offered = configuration('BlackboardLearn');
     offered['https://purl.imsglobal.org/spec/lti-platform-configuration']!.messages_supported!.push({ type: 'LtiStartProctoring' }, { type: 'LtiEndAssessment' });
