@@ -13,7 +13,11 @@ interface PemPair {
 }
 
 const POOL = join('node_modules', '.cache', 'proctor-lti-tests', 'rsa-4096-pairs.json');
-const POOL_SIZE = 12;
+/**
+ * More than a test process hands out: past the pool each registration makes a pair again, every run. A file
+ * registers up to about 30 (three per test of the platform moves); the pool fills once per cache.
+ */
+const POOL_SIZE = 40;
 const generate = crypto.generateKeyPairSync.bind(crypto) as (type: string, options: object) => unknown;
 let handedOut = 0;
 
