@@ -4,12 +4,10 @@
 // that is gone.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { parseAutoSubmitForm } from '../../../src/sandbox/demo-lms/index.js';
+import { TEST_PROCESS_IMPORTS, tempDataDir } from '../../helpers/cli.js';
 import { freePort } from '../../helpers/ports.js';
 import { pathOf } from '../../helpers/urls.js';
 
@@ -20,14 +18,15 @@ interface Tool {
   exit: Promise<number | null>;
 }
 
-const started: Array<{ tool: Tool; dataDir: string }> = [];
+const started: Array<{ tool: Tool; data: ReturnType<typeof tempDataDir> }> = [];
 
 async function startTool(env: Record<string, string>): Promise<Tool> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'proctor-lti-lame-duck-'));
+  // A copy of a migrated data directory: the start skips initdb and the migrations.
+  const data = tempDataDir('lame-duck');
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+  const child = spawn(process.execPath, [...TEST_PROCESS_IMPORTS, 'src/main.ts'], {
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: data.dir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -35,7 +34,7 @@ async function startTool(env: Record<string, string>): Promise<Tool> {
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const tool = { baseUrl, child, output: () => output, exit };
-  started.push({ tool, dataDir });
+  started.push({ tool, data });
   const deadline = Date.now() + 120_000;
   while (!output.includes('proctor-lti started')) {
     assert.equal(child.exitCode, null, `the tool ended during start-up:\n${output}`);
@@ -58,9 +57,9 @@ async function authorizedLaunch(baseUrl: string) {
 
 describe('SIGTERM: lame duck, then drain', { timeout: 180_000 }, () => {
   after(() => {
-    for (const { tool, dataDir } of started) {
+    for (const { tool, data } of started) {
       if (tool.child.exitCode === null) tool.child.kill('SIGKILL');
-      rmSync(dataDir, { recursive: true, force: true });
+      data.remove();
     }
   });
 

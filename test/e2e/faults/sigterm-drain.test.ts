@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { openDatabase } from '../../../src/db/index.js';
 import { parseAutoSubmitForm } from '../../../src/sandbox/demo-lms/index.js';
+import { TEST_PROCESS_IMPORTS, tempDataDir } from '../../helpers/cli.js';
 import { pathOf } from '../../helpers/urls.js';
 import { freePort } from '../../helpers/ports.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -14,15 +12,17 @@ import { waitFor } from '../../helpers/wait.js';
 describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
   let child: ChildProcess;
   let baseUrl: string;
+  let data: ReturnType<typeof tempDataDir>;
   let dataDir: string;
   let output = '';
   let exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'proctor-lti-drain-'));
+    data = tempDataDir('drain');
+    dataDir = data.dir;
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    child = spawn(process.execPath, [...TEST_PROCESS_IMPORTS, 'src/main.ts'], {
       env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_GRACE_SECONDS: '20', SHUTDOWN_DELAY_SECONDS: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -42,7 +42,7 @@ describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     const ended = await exit;
     if (process.env.SHOW_SERVER_OUTPUT) console.log(JSON.stringify(ended), output);
-    rmSync(dataDir, { recursive: true, force: true });
+    data?.remove();
   });
 
   it('finishes every launch in flight, writes their launch records, refuses new connections, closes the pool and exits 0', async () => {
