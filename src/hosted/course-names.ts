@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Exam } from '../exams/store.js';
 import type { Logger } from '../logger.js';
 import { RosterError, type RosterBody, type RosterService } from './roster.js';
@@ -30,13 +31,16 @@ class NamesTimeout extends Error {}
 /** The course of an exam, as the roster is found by it. */
 export type ExamCourse = Pick<Exam, 'id' | 'issuer' | 'deploymentId' | 'contextId'>;
 
+/** A roster body's `json`: [pseudonymous id, name] of every candidate. */
+const rosterPairs = z.array(z.tuple([z.string(), z.string()]));
+
 export function createCourseNames(deps: { roster: Pick<RosterService, 'get'>; sectionIdOf(exam: ExamCourse): string; logger: Logger; timeoutMs?: number }) {
   const parsed = new WeakMap<RosterBody, { names: Map<string, string>; candidates: Set<string> }>();
 
   function namesIn(body: RosterBody): { names: Map<string, string>; candidates: Set<string> } {
     let found = parsed.get(body);
     if (!found) {
-      const pairs = JSON.parse(body.json) as Array<[string, string]>;
+      const pairs = rosterPairs.parse(JSON.parse(body.json));
       const names = new Map([...pairs, ...body.staffNames].filter(([, name]) => name !== ''));
       found = { names, candidates: new Set(pairs.map(([id]) => id)) };
       parsed.set(body, found);

@@ -44,7 +44,7 @@ export async function sanitizeSvg(bytes: Uint8Array): Promise<Uint8Array> {
   const [{ JSDOM }, { default: createDOMPurify }] = await Promise.all([import('jsdom'), import('dompurify')]);
   const { window } = new JSDOM('');
   try {
-    const purify = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0]);
+    const purify = createDOMPurify(window);
     const fragment = purify.sanitize(text.replace(/^\s*<\?xml[^>]*\?>/, ''), {
       USE_PROFILES: { svg: true, svgFilters: true },
       FORBID_TAGS: ['foreignObject', 'a', 'script', 'iframe', 'embed', 'object'],

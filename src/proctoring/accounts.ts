@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { REGIONS, type Region } from '../config.js';
 import { readCache } from '../db/read-cache.js';
 import type { Queryable } from '../db/types.js';
-import type { FieldProblem } from '../values.js';
+import { propertyOf, type FieldProblem } from '../values.js';
 import { lastFour, type SecretBox } from '../secrets/secret-box.js';
 import type { ProctoringCredentials } from './api-key.js';
 
@@ -122,10 +122,12 @@ export function credentialsFrom(fields: { apiKey?: string; consumerKey?: string;
     }
     return { apiKey: fields.apiKey };
   }
+  const { consumerKey, secret } = fields;
+  if (consumerKey && secret) return { consumerKey, secret };
   const problems: FieldProblem[] = [];
-  if (!fields.consumerKey) problems.push({ field: 'consumerKey', message: 'required (or give a ready API key instead)' });
-  if (!fields.secret) problems.push({ field: 'secret', message: 'required with the consumer key (or give a ready API key instead)' });
-  return problems.length > 0 ? problems : { consumerKey: fields.consumerKey as string, secret: fields.secret as string };
+  if (!consumerKey) problems.push({ field: 'consumerKey', message: 'required (or give a ready API key instead)' });
+  if (!secret) problems.push({ field: 'secret', message: 'required with the consumer key (or give a ready API key instead)' });
+  return problems;
 }
 
 /**
@@ -148,8 +150,10 @@ export function parseAccountInput(input: unknown): { fields: z.output<typeof acc
   if (!parsed.success) {
     // Missing credentials are named along with the other fields' problems, not in a second round.
     const problems = problemsOf(parsed.error);
-    const raw = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
-    const given = (name: string) => (typeof raw[name] === 'string' && raw[name].trim() ? raw[name].trim() : undefined);
+    const given = (name: string) => {
+      const value = propertyOf(input, name);
+      return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+    };
     const credentials = credentialsFrom({ apiKey: given('apiKey'), consumerKey: given('consumerKey'), secret: given('secret') });
     if (Array.isArray(credentials)) problems.push(...credentials.filter((p) => !problems.some((known) => known.field === p.field)));
     throw new AccountInputError(problems);
@@ -170,6 +174,9 @@ interface Row {
   created_at: Date;
   updated_at: Date;
 }
+
+/** Credentials as they are sealed in a row: what `credentialsFrom` made, one kind or the other. */
+const sealedCredentials: z.ZodType<ProctoringCredentials> = z.union([z.object({ apiKey: z.string() }), z.object({ consumerKey: z.string(), secret: z.string() })]);
 
 const toAccount = (row: Row): ProctoringAccount => ({
   id: row.id,
@@ -282,7 +289,7 @@ export function createAccountStore(db: Queryable, box: SecretBox): ProctoringAcc
         accountId: found.id,
         baseUrl: found.base_url,
         region: found.region,
-        credentials: JSON.parse(box.open(found.credentials_sealed)) as ProctoringCredentials,
+        credentials: sealedCredentials.parse(JSON.parse(box.open(found.credentials_sealed))),
         version: new Date(found.updated_at).getTime(),
       };
     },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { Queryable } from '../db/types.js';
 import type { DeliveryVersion, SuspicionResult } from './delivery.js';
 
@@ -93,12 +94,12 @@ interface DeliveryRow {
   attempt_ref: string | null;
   user_ref: string | null;
   suspicion: number | null;
-  flags: Record<string, number> | string;
+  flags: unknown;
   submission_code: number | null;
   submission_message: string | null;
   submission_description: string | null;
   submitted_at: Date | null;
-  problems: string[] | string;
+  problems: unknown;
   attempt_id: string | null;
   exam_id: string | null;
   matched_by: MatchedBy | null;
@@ -106,7 +107,10 @@ interface DeliveryRow {
 
 const versionOf = (value: string): DeliveryVersion => (value === '2' ? '2' : '3');
 const dateOrUndefined = (value: Date | null) => (value ? new Date(value) : undefined);
-const jsonValue = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+/** A jsonb column's value, checked: the drivers give it parsed, or as its text. */
+const jsonColumn = <T>(schema: z.ZodType<T>, value: unknown): T => schema.parse(typeof value === 'string' ? JSON.parse(value) : value);
+const storedFlags = z.record(z.string(), z.number());
+const storedProblems = z.array(z.string());
 
 const toSubscription = (row: SubscriptionRow): SubscriptionRecord => ({
   id: row.id,
@@ -134,12 +138,12 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   attemptRef: row.attempt_ref ?? undefined,
   userRef: row.user_ref ?? undefined,
   suspicion: row.suspicion ?? undefined,
-  flags: jsonValue(row.flags),
+  flags: jsonColumn(storedFlags, row.flags),
   submissionCode: row.submission_code ?? undefined,
   submissionMessage: row.submission_message ?? undefined,
   submissionDescription: row.submission_description ?? undefined,
   submittedAt: dateOrUndefined(row.submitted_at),
-  problems: jsonValue(row.problems),
+  problems: jsonColumn(storedProblems, row.problems),
   attemptId: row.attempt_id ?? undefined,
   examId: row.exam_id ?? undefined,
   matchedBy: row.matched_by ?? undefined,
