@@ -66,20 +66,32 @@ interface Counted {
 
 const counts = requestSlot<Request, Counted>('admin sign-in attempt counted');
 
+/** One more failure in the row's window ($2 seconds), or the first of a new window once it has passed. */
+const COUNT_ONE_MORE = `failures = CASE WHEN f.window_started_at <= now() - make_interval(secs => $2) THEN 1 ELSE f.failures + 1 END,
+  window_started_at = CASE WHEN f.window_started_at <= now() - make_interval(secs => $2) THEN now() ELSE f.window_started_at END`;
+const REMAINING = 'ceil(extract(epoch FROM window_started_at + make_interval(secs => $2) - now()))::integer AS remaining';
+
 export function createSignInGuard(db: Queryable, limits: SignInLimits, onLocked: (req: Request, res: Response, lock: SignInLock) => void): SignInGuard {
   const delayFor = (failuresBefore: number, slowAfter: number) => Math.min(Math.max(failuresBefore - slowAfter + 1, 0) * limits.delayStepMs, limits.maxDelayMs);
   return {
     async limit(req, res, next) {
       try {
         const client = clientKeyOf(req.ip);
+        // The attempt of a locked-out client checks no password: it is not added to the count of everyone, or
+        // one network hammering its own lockout would lock every other network out.
         const { rows } = await db.query<{ address: string; failures: number; remaining: number }>(
-          `INSERT INTO admin_sign_in_failures AS f (address, failures, window_started_at, last_address) VALUES ($1, 1, now(), $3), ('${EVERYONE}', 1, now(), NULL)
-           ON CONFLICT (address) DO UPDATE SET
-             failures = CASE WHEN f.window_started_at <= now() - make_interval(secs => $2) THEN 1 ELSE f.failures + 1 END,
-             window_started_at = CASE WHEN f.window_started_at <= now() - make_interval(secs => $2) THEN now() ELSE f.window_started_at END,
-             last_address = coalesce(EXCLUDED.last_address, f.last_address)
-           RETURNING address, failures, ceil(extract(epoch FROM window_started_at + make_interval(secs => $2) - now()))::integer AS remaining`,
-          [client, limits.windowSeconds, req.ip ?? null],
+          `WITH own AS (
+             INSERT INTO admin_sign_in_failures AS f (address, failures, window_started_at, last_address) VALUES ($1, 1, now(), $3)
+             ON CONFLICT (address) DO UPDATE SET ${COUNT_ONE_MORE}, last_address = coalesce(EXCLUDED.last_address, f.last_address)
+             RETURNING address, failures, ${REMAINING}
+           ), everyone AS (
+             INSERT INTO admin_sign_in_failures AS f (address, failures, window_started_at, last_address)
+             SELECT '${EVERYONE}', 1, now(), NULL FROM own WHERE own.failures <= $4
+             ON CONFLICT (address) DO UPDATE SET ${COUNT_ONE_MORE}
+             RETURNING address, failures, ${REMAINING}
+           )
+           SELECT * FROM own UNION ALL SELECT * FROM everyone`,
+          [client, limits.windowSeconds, req.ip ?? null, limits.maxFailures],
         );
         const own = rows.find((row) => row.address === client);
         const all = rows.find((row) => row.address === EVERYONE);

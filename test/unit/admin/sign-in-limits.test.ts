@@ -112,8 +112,17 @@ describe('admin sign-in limits', () => {
     assert.deepEqual(attempts.map((a) => a.status), [401, 401, 401, 401, 401, 429]);
     assert.deepEqual(attempts.slice(0, 5).map((a) => a.delayMs), [0, 100, 200, 250, 250]);
     assertRetryAfter(attempts[5]!.lock, 'client');
-    assert.deepEqual(await failures(), { '203.0.113.1': { failures: 6, last: '203.0.113.1' }, [EVERYONE]: { failures: 6, last: null } });
+    assert.deepEqual(await failures(), { '203.0.113.1': { failures: 6, last: '203.0.113.1' }, [EVERYONE]: { failures: 5, last: null } });
     assert.equal((await attempt('203.0.113.2')).status, 401, 'another client is not locked out');
+  });
+
+  it('adds only checked passwords to the count of everyone: one network hammering its lockout cannot lock everyone out', async () => {
+    const { attempt } = signInRoute(db, LIMITS);
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i++) statuses.push((await attempt('203.0.113.1')).status);
+    assert.deepEqual(statuses, [...Array<number>(5).fill(401), ...Array<number>(20).fill(429)]);
+    assert.equal((await failures())[EVERYONE]?.failures, 5, 'the five passwords checked, not the twenty refused');
+    assert.equal((await attempt('192.0.2.9', 'right')).status, 200, 'an administrator from a network never seen before signs in');
   });
 
   it('counts the addresses of one IPv6 /56 as one client', async () => {
