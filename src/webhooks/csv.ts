@@ -21,15 +21,19 @@ const OUTCOMES: Readonly<Record<AttemptStatus, string>> = { started: 'In progres
  * such text gets a leading apostrophe, which shows it as text (OWASP "CSV injection"). Spreadsheets set up for
  * German, French and other languages whose decimal comma takes the comma split a CSV file on `;`: there each
  * part after a `;` starts a cell of its own, so a formula character after one gets its apostrophe too (and
- * `resultsCsv` quotes every value with a `;`, which keeps it one cell).
+ * `resultsCsv` quotes every value with a `;`, which keeps it one cell). The same holds for the line after a line break.
  */
 export function neutraliseFormula(value: string): string {
-  const parts = value.replace(/;([ ]*)(?=[=+\-@\t\r])/g, ";$1'");
+  // Not at the very start: a value starting with a carriage return gets the leading apostrophe below.
+  const parts = value.replace(/(?!^)([;\n\r])([ ]*)(?=[=+\-@\t\r])/g, "$1$2'");
   return /^[=+\-@\t\r]/.test(parts) ? `'${parts}` : parts;
 }
 
-/** Values with a `;` (or a tab) are quoted: one cell whichever separator the spreadsheet splits on. */
-const QUOTED = /[;\t]/;
+/**
+ * Values with a `;` (or a tab) are quoted: one cell whichever separator the spreadsheet splits on. So are values
+ * with a line break, which spreadsheets take for the end of a row outside quotes (csv-stringify quotes only CRLF).
+ */
+const QUOTED = /[;\t\r\n]/;
 
 const iso = (date: Date | undefined) => (date ? date.toISOString() : '');
 

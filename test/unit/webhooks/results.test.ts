@@ -79,6 +79,20 @@ describe('exam results', () => {
     for (const cell of line.split(';')) assert.doesNotMatch(cell.replace(/^"/, ''), /^[=+\-@]/);
   });
 
+  it('keeps a name with a line break in one row: quoted, and the line after the break neutralised too', () => {
+    for (const [name, written] of [
+      ["Eve\n=cmd|' /C calc'!A0", `"Eve\n'=cmd|' /C calc'!A0"`],
+      ['Eve\r@SUM(A1)', `"Eve\r'@SUM(A1)"`],
+    ]) {
+      const rows = buildExamResults([attempt('a8', 'u8', '2026-01-01T09:00:00Z')], [], new Map([['u8', name!]]), { ok: true }, { sort: 'recent', tests: 'include' }).rows;
+      const csv = resultsCsv(rows);
+      assert.ok(csv.split('\r\n')[1]!.startsWith(`${written},`), JSON.stringify(csv));
+      // Spreadsheets end a row at a bare line break outside quotes: there is none.
+      const outsideQuotes = csv.replace(/"(?:[^"]|"")*"/g, '""').replaceAll('\r\n', '');
+      assert.doesNotMatch(outsideQuotes, /[\r\n]/, JSON.stringify(csv));
+    }
+  });
+
   it('gives each attempt one outcome: a result saying "Submitted" outranks an ungraceful end or an open attempt', () => {
     const ended: Attempt = { ...attempt('b1', 'v1', '2026-01-01T09:00:00Z'), status: 'ended' };
     const open: Attempt = { ...attempt('b2', 'v2', '2026-01-01T09:00:00Z'), status: 'started' };
