@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_LOCALE, translator, wording, type MessageValues, type Wording } from '../i18n/index.js';
 import { OutboundError, type GuardedHttp } from '../net/guarded-http.js';
 import { hasControlCharacters } from '../text/control-characters.js';
+import { propertyOf } from '../values.js';
 import type { PlatformInput } from './provider.js';
 
 /**
@@ -210,17 +211,17 @@ export async function registerWithPlatform(input: {
   const configuration = parsed.data;
   // Before anything is sent to the LMS: a configuration with control characters is not registered with at all.
   // The values as sent are checked (URL parsing silently drops tabs and line breaks).
-  const sent = raw as Record<string, unknown>;
-  const sentPlatform = (sent['https://purl.imsglobal.org/spec/lti-platform-configuration'] ?? {}) as Record<string, unknown>;
+  const sent = (key: string) => stringOrUndefined(propertyOf(raw, key));
+  const sentPlatform = propertyOf(raw, 'https://purl.imsglobal.org/spec/lti-platform-configuration');
   refuseControlCharacters({
-    issuer: stringOrUndefined(sent.issuer),
-    authorization_endpoint: stringOrUndefined(sent.authorization_endpoint),
-    token_endpoint: stringOrUndefined(sent.token_endpoint),
-    jwks_uri: stringOrUndefined(sent.jwks_uri),
-    registration_endpoint: stringOrUndefined(sent.registration_endpoint),
-    authorization_server: stringOrUndefined(sent.authorization_server),
-    product_family_code: stringOrUndefined(sentPlatform.product_family_code),
-    version: stringOrUndefined(sentPlatform.version),
+    issuer: sent('issuer'),
+    authorization_endpoint: sent('authorization_endpoint'),
+    token_endpoint: sent('token_endpoint'),
+    jwks_uri: sent('jwks_uri'),
+    registration_endpoint: sent('registration_endpoint'),
+    authorization_server: sent('authorization_server'),
+    product_family_code: stringOrUndefined(propertyOf(sentPlatform, 'product_family_code')),
+    version: stringOrUndefined(propertyOf(sentPlatform, 'version')),
   });
   checkIssuerHost(configUrl.href, configuration);
   // The tool fetches the key set and tokens from these later: the same rules as for this exchange.

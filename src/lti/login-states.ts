@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/types.js';
-import { detachedCopy } from '../values.js';
+import { detachedCopy, isRecord } from '../values.js';
 
 /**
  * The claims of a launch this process just verified are read back by its own session handler at once (and by
@@ -160,7 +160,10 @@ export function createLoginStateStore(db: Database, limits: LoginStateLimits = {
 
     async claims(state, maxAgeSeconds) {
       const recent = recentClaims.get(state);
-      if (recent && Date.now() - recent.consumedAt < maxAgeSeconds * 1000) return JSON.parse(recent.json) as Record<string, unknown>;
+      if (recent && Date.now() - recent.consumedAt < maxAgeSeconds * 1000) {
+        const claims: unknown = JSON.parse(recent.json);
+        if (isRecord(claims)) return claims;
+      }
       const found = await db.query<{ claims: Record<string, unknown> | null }>(
         `SELECT claims FROM lti_login_states
           WHERE state = $1 AND consumed_at IS NOT NULL AND consumed_at > now() - make_interval(secs => $2)`,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { requestSlot } from '../http/request-slots.js';
 import { CLAIM } from './claims.js';
+import { propertyOf } from '../values.js';
 
 /**
  * The session ltijs 5.9.9's launch route opens for a verified id_token, as plain values: the two documents it
@@ -21,7 +22,7 @@ export const LTIJS_LAUNCH_PATH = '/launch';
 const AGS_ENDPOINT = 'https://purl.imsglobal.org/spec/lti-ags/claim/endpoint';
 
 function idOf(claim: unknown): unknown {
-  return claim ? (claim as { id?: unknown }).id : 'NF';
+  return claim ? propertyOf(claim, 'id') : 'NF';
 }
 
 /** `valid`: what the token validation hands ltijs (the verified payload without personal claims, plus clientId and platformId). */

@@ -4,7 +4,7 @@ import type { LtijsAccessToken, LtijsPlatform, LtijsProvider } from 'ltijs';
 import { z } from 'zod';
 import { countNamesRolesPage } from '../metrics.js';
 import { guardedFetch, type GuardedHttp } from '../net/guarded-http.js';
-import { messageOf } from '../values.js';
+import { messageOf, propertyOf } from '../values.js';
 
 /**
  * Names and Roles Provisioning Service 2.0 (https://www.imsglobal.org/spec/lti-nrps/v2p0): every page of
@@ -188,8 +188,8 @@ interface AccessTokenStore {
 /** The OAuth error code of a token endpoint's refusal, if it names one (never the rest of the body). */
 function oauthErrorOf(text: string): string {
   try {
-    const body = JSON.parse(text) as { error?: unknown };
-    return typeof body.error === 'string' ? ` (${body.error.slice(0, 60)})` : '';
+    const error = propertyOf(JSON.parse(text), 'error');
+    return typeof error === 'string' ? ` (${error.slice(0, 60)})` : '';
   } catch {
     return '';
   }

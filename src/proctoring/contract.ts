@@ -114,6 +114,15 @@ interface RuleParams {
   max?: number;
 }
 
+/** The params a rule of this module puts on its issue. */
+const ruleParamsSchema: z.ZodType<RuleParams> = z.object({
+  rule: z.enum(RULES),
+  message: z.string().optional(),
+  text: z.string().optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+});
+
 function check(rule: Rule, extra: Omit<RuleParams, 'rule'> = {}): { params: RuleParams } {
   return { params: { rule, ...extra } };
 }
@@ -573,7 +582,7 @@ export function toViolations(issues: readonly z.core.$ZodIssue[], input: unknown
         add(path, raw === undefined ? 'required' : 'type', raw === undefined ? `${label} is required.` : `${label} has the wrong type.`);
         break;
       case 'custom': {
-        const params = issue.params as RuleParams | undefined;
+        const params = ruleParamsSchema.safeParse(issue.params).data;
         if (!params) {
           add(path, 'type', `${label} is not valid.`);
           break;
