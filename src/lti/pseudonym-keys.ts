@@ -91,7 +91,11 @@ export async function loadPseudonymKeys(db: Database, secrets: AppSecrets, logge
         reloading = false;
       });
   };
-  const newestOf = () => current.versions[0] as AppSecretVersion;
+  const newestOf = (): AppSecretVersion => {
+    const [newest] = current.versions;
+    if (!newest) throw new Error('no pseudonym key is stored');
+    return newest;
+  };
   return {
     secretFor(issuer) {
       refresh();

@@ -110,7 +110,7 @@ export function createTokenValidator(deps: TokenValidatorDeps) {
     return new LtiRefusal('missing_validation_cookie', `no state cookie: the login (${age} s ago) ran ${where}`);
   }
 
-  async function findPlatform(payload: JWTPayload): Promise<KnownPlatform> {
+  async function findPlatform(payload: JWTPayload): Promise<{ platform: KnownPlatform; issuer: string }> {
     const issuer = payload.iss;
     if (!issuer) throw new LtiRefusal('invalid_token', 'the id_token has no iss');
     const audiences = Array.isArray(payload.aud) ? payload.aud : payload.aud ? [payload.aud] : [];
@@ -118,7 +118,7 @@ export function createTokenValidator(deps: TokenValidatorDeps) {
       const platform = await deps.findPlatform(issuer, audience);
       if (platform) {
         if (!platform.active) throw new LtiRefusal('inactive_platform', `platform ${issuer} (client ${audience}) is not activated`);
-        return platform;
+        return { platform, issuer };
       }
     }
     const deploymentId = payload[CLAIM.deploymentId];
@@ -189,8 +189,8 @@ export function createTokenValidator(deps: TokenValidatorDeps) {
   return async function validate(idToken: string, context: { state?: string; cookieIssuer?: string; storageProof?: StorageProof }): Promise<ValidatedLaunch> {
     const { payload: unverified, alg } = decode(idToken);
     await checkIssuerMatchesLogin(unverified, context.state, context.cookieIssuer, context.storageProof);
-    const platform = await findPlatform(unverified);
-    const payload = await verifySignature(idToken, platform, unverified.iss as string, alg);
+    const { platform, issuer } = await findPlatform(unverified);
+    const payload = await verifySignature(idToken, platform, issuer, alg);
     checkIssuedAt(payload);
     checkAuthorizedParty(payload, platform.clientId);
     const claims = readClaims(payload);
