@@ -28,7 +28,7 @@ const TEACHING_ASSISTANT = 'http://purl.imsglobal.org/vocab/lis/v2/membership/In
  */
 export function asNamedProctor(decision: RoleDecision): RoleDecision {
   if (decision.kind !== 'instructor' || decision.isAdmin) return decision;
-  return { ...decision, kind: 'proctor', canEditSettings: false, canReview: false, canProctor: true, why: { kind: 'namedProctor', roles: decision.why.kind === 'staff' ? decision.why.roles : [] }, reason: 'Named a proctor of this course by an instructor: live monitoring and launchpad.' };
+  return { ...decision, kind: 'proctor', canEditSettings: false, canReview: false, canProctor: true, why: { kind: 'namedProctor', roles: decision.why.kind === 'staff' ? decision.why.roles : [] }, reason: 'Named a proctor of this course by an instructor: may monitor exams live and open the launchpad.' };
 }
 
 /**

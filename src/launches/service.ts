@@ -376,7 +376,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     async editableExam(session: LaunchSession, examId: string): Promise<Exam> {
       const { decision } = session;
       if (decision.kind !== 'instructor' || !decision.canEditSettings) {
-        throw forbidden(roleRefusalWording(decision.why, 'settings'), 'notAllowedSettings', "Your role in this course does not allow changing this exam's settings.");
+        throw forbidden(roleRefusalWording(decision.why, 'settings'), 'notAllowedSettings', 'Your role in this course may not change exam settings.');
       }
       return examOfCourse(session, examId);
     },
@@ -400,8 +400,8 @@ export function createLaunchService(deps: LaunchServiceDeps) {
         const allowed = action === 'review' ? decision.canReview : decision.canProctor;
         if (!allowed) {
           throw action === 'review'
-            ? forbidden(roleRefusalWording(decision.why, 'review'), 'notAllowedReview', 'Your role in this course does not allow opening the review center.')
-            : forbidden(roleRefusalWording(decision.why, 'live'), 'notAllowedLive', 'Your role in this course does not allow live monitoring.');
+            ? forbidden(roleRefusalWording(decision.why, 'review'), 'notAllowedReview', 'Your role in this course may not open the review center.')
+            : forbidden(roleRefusalWording(decision.why, 'live'), 'notAllowedLive', 'Your role in this course may not monitor exams live.');
         }
         const exam = await examOfCourse(session, examId);
         trace.examId = exam.id;

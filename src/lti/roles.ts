@@ -367,8 +367,8 @@ export function mapRoles(input: MapRolesInput): RoleDecision {
     const canReview = grants.some((g) => g.canReview);
     const who = unique(grants.map((g) => g.label)).join(' and ');
     const notes = [
-      canEditSettings ? '' : 'exam settings read-only, as the institution does not let teaching assistants edit them',
-      canReview || canProctor ? '' : 'no review center or live monitoring',
+      canEditSettings ? '' : 'read-only: teaching assistants at this institution may not change exam settings',
+      canReview || canProctor ? '' : 'may not open the review center or monitor exams live',
     ].filter(Boolean);
     const note = notes.length > 0 ? ` (${notes.join('; ')})` : '';
     const why: RoleReason = { kind: 'staff', staff: staff.map((s) => s.role), roles: labelList(matched), settingsReadOnly: !canEditSettings, noReviewOrLive: !(canReview || canProctor) };
@@ -381,7 +381,7 @@ export function mapRoles(input: MapRolesInput): RoleDecision {
   }
 
   if (proctors.length > 0) {
-    return decision('proctor', proctors, `Proctor role from the platform settings (${labels(proctors)}): live monitoring and launchpad.`, { kind: 'proctor', roles: labelList(proctors) }, {
+    return decision('proctor', proctors, `Proctor role from the platform settings (${labels(proctors)}): may monitor exams live and open the launchpad.`, { kind: 'proctor', roles: labelList(proctors) }, {
       canProctor: true,
     });
   }

@@ -71,7 +71,7 @@ function refuseUnlessEditor(decision: RoleDecision): void {
 /** Staff who may edit settings, in the exam's own course (issuer, client, deployment and context). */
 export function checkSettingsAccess(launch: LtiLaunch, decision: RoleDecision, exam: Exam | undefined): Exam {
   if (!decision.canEditSettings) {
-    throw new ForbiddenError("Your role in this course does not allow changing this exam's settings.", roleRefusalWording(decision.why, 'settings'), 'common:errors.notAllowedSettings');
+    throw new ForbiddenError('Your role in this course may not change exam settings.', roleRefusalWording(decision.why, 'settings'), 'common:errors.notAllowedSettings');
   }
   if (!exam) throw new NotFoundError('exam');
   if (!isExamOfCourse(exam, launch)) throw new ForbiddenError('This exam belongs to another course. Open it from its own course.', wording('causes:launch.otherCourse'), 'common:errors.otherCourse');

@@ -231,7 +231,7 @@ describe('accommodations in the hub and in the candidate request', () => {
     assert.doesNotMatch(ta.response.text, /data-accommodations/);
     const asTa = await ta.agent.post(`/lti/hub/${examId}/accommodations/edit`).type('form').send({ ltik: ta.ltik, student: studentId });
     assert.equal(asTa.status, 403);
-    assert.match(asTa.text, /does not allow changing this exam/);
+    assert.match(asTa.text, /may not change exam settings/);
   });
 
   it('refuses an editor without a valid student', async () => {
