@@ -581,7 +581,17 @@
       const changes = document.createElement('ul');
       for (const change of entry.changes) {
         const line = document.createElement('li');
-        line.textContent = change.text;
+        // Addresses and page patterns read left to right in every language, as the server renders them.
+        for (const part of change.parts || [{ text: change.text }]) {
+          if (!part.ltr) {
+            line.append(part.text);
+            continue;
+          }
+          const value = document.createElement('bdi');
+          value.dir = 'ltr';
+          value.textContent = part.text;
+          line.append(value);
+        }
         changes.append(line);
       }
       item.append(changes);

@@ -17,9 +17,9 @@ import { DEEP_LINK_PLACEHOLDER_PREFIX } from '../course-copy.js';
 import { createExamStore } from '../store.js';
 import { createSettingsChangeLog } from './changes.js';
 import { diffSettings, validateSettingsDocument, type ExamSettingsDocument } from './document.js';
-import { deriveExamPages, type LmsPresetCatalog } from './presets/lms.js';
+import { deriveExamPages, lmsPresetText, type LmsPresetCatalog } from './presets/lms.js';
 import { SETTINGS_DOCUMENT_VERSION } from './versions.js';
-import { applySecurityPreset, securityPreset, SECURITY_PRESETS } from './presets/security.js';
+import { applySecurityPreset, securityPreset, SECURITY_PRESETS, securityPresetText } from './presets/security.js';
 import type { SessionAccess } from './routes.js';
 import { ENGLISH, escapeHtml, htmlMessage, pageI18n } from './i18n.js';
 import { localizeViolation } from './violations.js';
@@ -121,8 +121,9 @@ export function createDeepLinkingHandler(deps: DeepLinkingDeps) {
       courseTitle: launch.context?.title ?? launch.context?.label ?? i18n.t('deep-linking:thisCourse'),
       form,
       errors,
-      lmsPresets: deps.lmsPresets.offered,
-      securityPresets: SECURITY_PRESETS,
+      // Each preset's name and description in the reader's language, as on the settings page.
+      lmsPresets: deps.lmsPresets.offered.map((preset) => ({ id: preset.id, ...lmsPresetText(i18n.t, preset) })),
+      securityPresets: SECURITY_PRESETS.map((preset) => ({ id: preset.id, ...securityPresetText(i18n.t, preset) })),
       action: '/lti/deep-linking/exams',
       ltik: deps.lti.ltikOf(res),
       csrfToken: deps.csrf.tokenFor(req, res),

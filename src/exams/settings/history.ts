@@ -23,6 +23,28 @@ export interface DescribedChange {
   after: string;
   /** The whole line, in the reader's language. */
   text: string;
+  /** The line in its parts, the values that are addresses or page patterns marked to read left to right. */
+  parts: ReadonlyArray<{ text: string; ltr?: true }>;
+}
+
+/** Settings whose values are addresses or page patterns: left to right in every language (`<bdi dir="ltr">`). */
+const LEFT_TO_RIGHT: ReadonlySet<string> = new Set(['launch_url', 'exam_start', 'exam_take', 'exam_end', 'pre_auth', 'post_auth', 'tool.quiz_url', 'tool.redirect_url']);
+
+/** Stand for the values in a formatted line, which is then cut around them (a language may put "after" first). */
+const BEFORE_SLOT = '\u0001';
+const AFTER_SLOT = '\u0002';
+const CUT = '\u0000';
+
+function changeLine(t: Translate, path: string, change: SettingsChange, label: string, before: string, after: string): DescribedChange {
+  const addresses = LEFT_TO_RIGHT.has(labelKey(path));
+  const part = (text: string, value: unknown) => (addresses && typeof value === 'string' && value !== '' ? { text, ltr: true as const } : { text });
+  const parts = t('settings:history.change', { label, before: BEFORE_SLOT, after: AFTER_SLOT })
+    .replaceAll(BEFORE_SLOT, `${CUT}${BEFORE_SLOT}${CUT}`)
+    .replaceAll(AFTER_SLOT, `${CUT}${AFTER_SLOT}${CUT}`)
+    .split(CUT)
+    .filter((piece) => piece !== '')
+    .map((piece) => (piece === BEFORE_SLOT ? part(before, change.before) : piece === AFTER_SLOT ? part(after, change.after) : { text: piece }));
+  return { label, before, after, text: t('settings:history.change', { label, before, after }), parts };
 }
 
 export interface DescribedEntry {
@@ -101,14 +123,9 @@ export function historyNeedsNames(entries: readonly RecordedChange[], me: string
 export function describeChange(change: SettingsChange, t: Translate = english, names?: Names): DescribedChange {
   const accommodation = accommodationLabel(change.path, t, names);
   if (accommodation) {
-    const before = valueInWords(accommodation.path, change.before, t);
-    const after = valueInWords(accommodation.path, change.after, t);
-    return { label: accommodation.label, before, after, text: t('settings:history.change', { label: accommodation.label, before, after }) };
+    return changeLine(t, accommodation.path, change, accommodation.label, valueInWords(accommodation.path, change.before, t), valueInWords(accommodation.path, change.after, t));
   }
-  const label = changeLabel(change.path, t);
-  const before = valueInWords(change.path, change.before, t);
-  const after = valueInWords(change.path, change.after, t);
-  return { label, before, after, text: t('settings:history.change', { label, before, after }) };
+  return changeLine(t, change.path, change, changeLabel(change.path, t), valueInWords(change.path, change.before, t), valueInWords(change.path, change.after, t));
 }
 
 /** Stands for the time in a formatted line, which is then cut around it. */

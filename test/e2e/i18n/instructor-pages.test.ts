@@ -10,6 +10,7 @@ import { loadCatalog, type Catalog } from '../../helpers/catalogs.js';
 import { decodeHtml } from '../../../src/sandbox/demo-lms/forms.js';
 import { createAccommodationStore } from '../../../src/exams/accommodations/store.js';
 import { invalidateReadCaches } from '../../../src/db/read-cache.js';
+import { createSettingsChangeLog } from '../../../src/exams/settings/changes.js';
 import { demoExam, derived } from '../../helpers/launches.js';
 
 const NAMESPACES = readdirSync(new URL('../../../locales/en/', import.meta.url)).map((file) => file.replace(/\.json$/, ''));
@@ -77,6 +78,14 @@ describe('instructor pages in every language: no English catalogue text left', (
     const ids = await derived(app);
     const student = ids.userId(app.tool.sandbox!.demoLms.registration.issuer, '5');
     await createAccommodationStore(app.db).set(examId, student, { break_settings: { number: 2, duration: 10 } }, { userId: 'test' });
+    // A change of the quiz's address and pattern, so the settings page's history shows an address and a pattern.
+    await createSettingsChangeLog(app.db).record(examId, {
+      source: 'import',
+      changes: [
+        { path: 'launch_url', before: 'https://old-lms.example.edu/mod/quiz/view.php?id=1', after: 'https://lms.example.edu/mod/quiz/view.php?id=1' },
+        { path: 'exam_take', before: '^https://old-lms\\.example\\.edu/mod/quiz/attempt\\.php.*', after: '^https://lms\\.example\\.edu/mod/quiz/attempt\\.php.*' },
+      ],
+    });
     invalidateReadCaches();
   });
   after(async () => {
@@ -91,12 +100,18 @@ describe('instructor pages in every language: no English catalogue text left', (
     const student = /name="student" value="([^"]+)"/.exec(hub)?.[1] ?? '';
     const editor = await agent.post(`/lti/hub/${examId}/accommodations/edit`).type('form').send({ ltik, student });
     const resume = await supertest(app.baseUrl).get(`/lti/hub/${examId}`).set('Accept-Language', locale);
-    for (const [name, page] of [['settings', settings], ['editor', editor], ['resume', resume]] as const) assert.equal(page.status, 200, `${name}: ${page.text.slice(0, 300)}`);
+    const picker = (await launchAs(app, { user: 'instructor', flavor: 'canvas', kind: 'deep-linking', presentation: 'window', locale })).response;
+    const examList = (await launchAs(app, { user: 'student', flavor: 'canvas', kind: 'course', presentation: 'window', locale })).response;
+    for (const [name, page] of [['settings', settings], ['editor', editor], ['resume', resume], ['picker', picker], ['exam list', examList]] as const) assert.equal(page.status, 200, `${name}: ${page.text.slice(0, 300)}`);
+    assert.match(picker.text, /id="dl-quiz_url"/, 'the deep-linking picker');
+    assert.match(examList.text, /action="\/lti\/course\/exams\//, 'the course exam list');
     return [
       ['hub', hub],
       ['settings', settings.text],
       ['accommodation editor', editor.text],
       ['reopening page', resume.text],
+      ['deep-linking picker', picker.text],
+      ['course exam list', examList.text],
     ];
   }
 
@@ -127,7 +142,18 @@ describe('instructor pages in every language: no English catalogue text left', (
   });
 
   it('in Arabic, addresses, patterns and role URIs read left to right', async () => {
-    const hub = (await pagesIn('ar'))[0]?.[1] ?? '';
+    const pages = await pagesIn('ar');
+    const hub = pages[0]?.[1] ?? '';
+    // The settings page's history: each address or pattern it names is an LTR island, the words around it are not.
+    const history = /<ul id="history-list">([\s\S]*?)<\/section>/.exec(pages[1]?.[1] ?? '')?.[1] ?? '';
+    const lines = [...history.matchAll(/<li>((?:(?!<\/?li>)[\s\S])*)<\/li>/g)].map((m) => m[1] ?? '');
+    const named = lines.filter((line) => /https:\/\/|\\\./.test(decodeHtml(line)));
+    assert.ok(named.length >= 2, `the history names the address and the pattern: ${history.slice(0, 800)}`);
+    for (const line of named) {
+      const outside = decodeHtml(line.replace(/<bdi dir="ltr">[^<]*<\/bdi>/g, ''));
+      assert.doesNotMatch(outside, /https:\/\/|\\\./, `outside an LTR island: ${line}`);
+      assert.equal(line.match(/<bdi dir="ltr">/g)?.length, 2, `before and after, each an island: ${line}`);
+    }
     const quiz = /<dd><bdi dir="ltr">(https?:\/\/[^<]+)<\/bdi><\/dd>/.exec(hub);
     assert.ok(quiz, 'the quiz address is an LTR island');
     for (const code of hub.matchAll(/<code\b([^>]*)>([^<]*)<\/code>/g)) {
