@@ -34,6 +34,7 @@ import { createAssessmentRoutes } from './launches/assessment-routes.js';
 import { createAssessmentHandoffStore, type AssessmentHandoffStore } from './launches/assessment-handoffs.js';
 import { createLaunchHandler, createLaunchRoutes } from './launches/routes.js';
 import { createLaunchService } from './launches/service.js';
+import { createPrivacyNoticeStore } from './launches/privacy-notices.js';
 import { createConfiguredLtiAdapter } from './lti/configured-adapter.js';
 import type { ToolDescription } from './lti/dynamic-registration.js';
 import { LTI_ROUTES, type LtiAdapter, type LtiHandlers } from './lti/provider.js';
@@ -379,6 +380,7 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
     now: deps.now,
     logger,
     handoffs: deps.handoffs,
+    privacyNotices: createPrivacyNoticeStore(db),
   });
   const launchRouteDeps = { service, lti, csrf, logger, secureCookies: config.publicUrl.protocol === 'https:' };
   const deepLinking = createDeepLinkingHandler({ lti, db, decide: rolePolicy, csrf, pseudonymSecret: secret, lmsPresets, launchUrl: toolUrl(config, LTI_ROUTES.launch) });

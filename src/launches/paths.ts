@@ -9,6 +9,8 @@ export const LAUNCH_PATHS = {
   live: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/live`,
   settings: (examId: string) => `/lti/exams/${encodeURIComponent(examId)}/settings`,
   startFromList: (examId: string) => `/lti/course/exams/${encodeURIComponent(examId)}/start`,
+  /** The privacy notice's button: the student's launch goes on to the session (field `exam`: started from the course's list). */
+  noticeContinue: '/lti/notice/continue',
   attemptsCsv: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/attempts.csv`,
   accommodation: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/accommodations/edit`,
   saveAccommodation: (examId: string) => `/lti/hub/${encodeURIComponent(examId)}/accommodations/save`,

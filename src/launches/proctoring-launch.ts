@@ -7,11 +7,11 @@ import { applyOverride } from '../exams/accommodations/override.js';
 import { ProctoringRequestInvalid } from '../proctoring/errors.js';
 import type { AssessmentHandoffStore } from './assessment-handoffs.js';
 import { proctoringDocument, proctoringPages, handoffPath } from './proctoring-services.js';
-import type { CandidatePlan, ProctoringUrls } from './proctoring-urls.js';
+import { launchableCandidate, type CandidatePlan, type ProctoringUrls } from './proctoring-urls.js';
 import type { LaunchTrace } from './recorder.js';
 import { displayNameFor } from './requests.js';
-import { accommodationNeedsAttentionError, noCourseError, type LaunchOutcome, type LaunchSession } from './service.js';
-import { candidateStart } from './start-page.js';
+import { accommodationNeedsAttentionError, noCourseError, type CandidateView, type LaunchOutcome, type LaunchSession } from './service.js';
+import { candidateStart, type CandidateStart } from './start-page.js';
 
 /**
  * An `LtiStartProctoring` is a candidate's launch whatever roles it carries (Open edX sends `roles: []`; the
@@ -39,6 +39,10 @@ export interface ProctoringLaunchDeps {
   urls: ProctoringUrls;
   resolveExam(key: ExamKey, title: string, customExamId: string | undefined): Promise<Exam>;
   unavailable(exam: Exam): LaunchOutcome | undefined;
+  /** The privacy notice first, for a student who has not seen it in a window (service.ts); undefined: on to the session. */
+  noticeFirst(session: LaunchSession, examId: string, start: CandidateStart, view: CandidateView): Promise<LaunchOutcome | undefined>;
+  /** A framed start page, the notice, recorded as shown. */
+  noteFramedNotice(session: LaunchSession, examId: string, start: CandidateStart, view: CandidateView): Promise<void>;
 }
 
 function examKeyOf(session: LaunchSession): ExamKey {
@@ -60,7 +64,7 @@ export function createProctoringLaunches(deps: ProctoringLaunchDeps) {
      * `LtiStartProctoring`: the attempt of the platform's attempt number, the proctoring URL whose launch_url is the
      * tool's hand-off page, and the cookie that binds the hand-off to this browser.
      */
-    async start(session: LaunchSession, trace: LaunchTrace): Promise<LaunchOutcome> {
+    async start(session: LaunchSession, trace: LaunchTrace, view: CandidateView): Promise<LaunchOutcome> {
       const { launch } = session;
       const start = launch.proctoring;
       if (start?.kind !== 'start' || !deps.handoffs) throw notProctoringServicesError();
@@ -88,6 +92,19 @@ export function createProctoringLaunches(deps: ProctoringLaunchDeps) {
       const pages = proctoringPages({ toolBaseUrl: deps.baseUrl, handoffId, start, defaults, productFamily: launch.platformFamily });
       const document = proctoringDocument(own, defaults, pages);
       if (!document.ok) throw new ProctoringRequestInvalid(document.violations, 'candidate_launch');
+      launchableCandidate(exam, document.value);
+      const startPage = candidateStart({
+        examTitle: exam.title,
+        courseTitle: launch.context?.title,
+        practice: exam.practice,
+        exempt,
+        settings: document.value,
+        displayName: displayNameFor(launch),
+        returnUrl: launch.returnUrl,
+        instructions: exam.instructions,
+      });
+      const notice = await deps.noticeFirst(session, exam.id, startPage, view);
+      if (notice) return notice;
       let cookie: HandoffCookie | undefined;
       const plan: CandidatePlan = {
         settings: document.value,
@@ -112,15 +129,7 @@ export function createProctoringLaunches(deps: ProctoringLaunchDeps) {
       };
       const url = await deps.urls.candidate(session, exam, plan);
       if (!cookie) throw new Error('the hand-off was not prepared');
-      const startPage = candidateStart({
-        examTitle: exam.title,
-        courseTitle: launch.context?.title,
-        practice: exam.practice,
-        exempt,
-        settings: document.value,
-        displayName: displayNameFor(launch),
-        returnUrl: launch.returnUrl,
-      });
+      await deps.noteFramedNotice(session, exam.id, startPage, view);
       return { kind: 'redirect', url, start: startPage, handoffCookie: cookie };
     },
 

@@ -27,6 +27,21 @@ export interface ProctoringUrls {
   launchpad(session: LaunchSession): Promise<string>;
 }
 
+/**
+ * Whether a student's session can be asked for: the exam is set up with settings that still pass, its quiz address
+ * is checked and it is open. Throws the page the student gets otherwise (before any notice or Launch API call).
+ */
+export function launchableCandidate(exam: Exam | undefined, settings: ExamSettingsDocument | null | undefined): { exam: Exam; settings: ExamSettingsDocument } {
+  // A stored document that no longer passes: the request would break the same rules, so none is sent.
+  if (exam?.invalidSettings) throw new ProctoringRequestInvalid(exam.invalidSettings.violations, 'candidate_launch');
+  if (!exam || !settings) throw notConfiguredError();
+  if (exam.quizAddressCheck) throw quizAddressUncheckedError();
+  if (exam.status === 'closed') {
+    throw new AppError(409, 'exam_closed', 'This exam is closed', 'This proctored exam is not open for students at the moment. Contact your instructor if you expected it to be open.', { ordinary: true, messageKey: 'common:errors.examClosed' });
+  }
+  return { exam, settings };
+}
+
 export function createProctoringUrls(deps: LaunchServiceDeps): ProctoringUrls {
   const proctoringOf = async (session: LaunchSession): Promise<ProctoringLaunches> =>
     deps.proctoringFor ? deps.proctoringFor({ issuer: session.launch.issuer, clientId: session.launch.clientId }) : deps.proctoring;
@@ -48,15 +63,8 @@ export function createProctoringUrls(deps: LaunchServiceDeps): ProctoringUrls {
   }
 
   return {
-    async candidate(session, exam, plan) {
-      // A stored document that no longer passes: the request would break the same rules, so none is sent.
-      if (exam?.invalidSettings) throw new ProctoringRequestInvalid(exam.invalidSettings.violations, 'candidate_launch');
-      const settings = plan?.settings ?? exam?.settings;
-      if (!exam || !settings) throw notConfiguredError();
-      if (exam.quizAddressCheck) throw quizAddressUncheckedError();
-      if (exam.status === 'closed') {
-        throw new AppError(409, 'exam_closed', 'This exam is closed', 'This proctored exam is not open for students at the moment. Contact your instructor if you expected it to be open.', { ordinary: true, messageKey: 'common:errors.examClosed' });
-      }
+    async candidate(session, given, plan) {
+      const { exam, settings } = launchableCandidate(given, plan?.settings ?? given?.settings);
       const { launch, decision } = session;
       const account = deps.proctoringAccountFor ? await deps.proctoringAccountFor({ issuer: launch.issuer, clientId: launch.clientId }) : undefined;
       const exempt = plan?.exempt === true;

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { translatorOf } from '../i18n/middleware.js';
 import type { LtiLaunch } from '../lti/claims.js';
-import type { StartPage } from './start-page.js';
+import type { CandidateStart, StartPage } from './start-page.js';
 
 const TITLES = { candidate: 'titleCandidate', reviewer: 'titleReviewer', live: 'titleLive', launchpad: 'titleLaunchpad' } as const;
 const BUTTONS = { candidate: 'button', reviewer: 'buttonReviewer', live: 'buttonLive', launchpad: 'buttonLaunchpad' } as const;
@@ -19,6 +19,19 @@ export function respondWithProctoringUrl(req: Request, res: Response, launch: Pi
     res.redirect(302, url);
     return;
   }
+  renderStart(req, res, start, { url });
+}
+
+/**
+ * A student's first launch of an exam in a window of its own: the start page, with the privacy notice, whose button
+ * posts the session token (a hidden field, never a URL) on to the session (`LAUNCH_PATHS.noticeContinue`).
+ */
+export function respondWithNotice(req: Request, res: Response, start: CandidateStart, form: { action: string; ltik: string; exam?: string }): void {
+  res.set('Cache-Control', 'no-store');
+  renderStart(req, res, start, { form });
+}
+
+function renderStart(req: Request, res: Response, start: StartPage, action: { url: string } | { form: { action: string; ltik: string; exam?: string } }): void {
   const { t } = translatorOf(req, res);
   const candidate = start.endpoint === 'candidate' ? start : undefined;
   const variant = candidate?.exempt ? 'Exempt' : candidate?.practice ? 'Practice' : undefined;
@@ -26,7 +39,8 @@ export function respondWithProctoringUrl(req: Request, res: Response, launch: Pi
     title: t(`student:start.${variant ? `title${variant}` : TITLES[start.endpoint]}`),
     button: t(`student:start.${variant ? `button${variant}` : BUTTONS[start.endpoint]}`),
     page: start,
-    url,
+    url: 'url' in action ? action.url : undefined,
+    form: 'form' in action ? action.form : undefined,
   });
 }
 
@@ -35,7 +49,7 @@ export function respondWithProctoringUrl(req: Request, res: Response, launch: Pi
  * check reopened it in a new window is at the top level, whatever the LMS asked for), else the launch's
  * document_target.
  */
-function isFramed(req: Request, launch: Pick<LtiLaunch, 'documentTarget'>): boolean {
+export function isFramed(req: Request, launch: Pick<LtiLaunch, 'documentTarget'>): boolean {
   const dest = req.get('sec-fetch-dest');
   if (dest === 'document') return false;
   if (dest === 'iframe' || dest === 'frame') return true;

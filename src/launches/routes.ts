@@ -6,9 +6,9 @@ import { requestLogger } from '../http/request-id.js';
 import type { Logger } from '../logger.js';
 import type { LtiLaunch } from '../lti/claims.js';
 import type { LtiAdapter } from '../lti/provider.js';
-import { respondWithProctoringUrl } from './respond.js';
+import { isFramed, respondWithNotice, respondWithProctoringUrl } from './respond.js';
 import { translatorOf } from '../i18n/middleware.js';
-import { isStaff, type HubAction, type LaunchOutcome, type LaunchService, type LaunchSession } from './service.js';
+import { isStaff, type CandidateView, type HubAction, type LaunchOutcome, type LaunchService, type LaunchSession } from './service.js';
 import { resultsCsv } from '../webhooks/csv.js';
 import { resultsQueryOf } from '../webhooks/results.js';
 
@@ -39,6 +39,9 @@ async function respond(req: Request, res: Response, deps: LaunchRoutesDeps, sess
         res.cookie(name, value, { httpOnly: true, secure, sameSite: secure ? 'none' : 'lax', path, expires });
       }
       respondWithProctoringUrl(req, res, session.launch, outcome.url, outcome.start);
+      return;
+    case 'notice':
+      respondWithNotice(req, res, outcome.start, { action: LAUNCH_PATHS.noticeContinue, ltik: deps.lti.ltikOf(res), exam: outcome.fromList ? outcome.examId : undefined });
       return;
     case 'assessment-ended': {
       res.set('Cache-Control', 'no-store');
@@ -91,6 +94,9 @@ function continueTo(res: Response, action: string, ltik: string, title: string):
   res.set('Cache-Control', 'no-store').render('launch/continue', { title, action, ltik });
 }
 
+/** Where a student's answer to this request is shown (the privacy notice comes first in a window of its own). */
+const viewOf = (req: Request, launch: Pick<LtiLaunch, 'documentTarget'>): CandidateView => ({ framed: isFramed(req, launch) });
+
 /** Staff see the cause of an error (the error handler shows `adminMessage` only when this is set). */
 async function asSession<T>(res: Response, session: LaunchSession, work: () => Promise<T>): Promise<T> {
   try {
@@ -105,7 +111,7 @@ async function asSession<T>(res: Response, session: LaunchSession, work: () => P
 export function createLaunchHandler(deps: LaunchRoutesDeps) {
   return async (launch: LtiLaunch, req: Request, res: Response): Promise<void> => {
     const session = await deps.service.session(launch, requestLogger(deps.logger, req));
-    await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.launch(session), true));
+    await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.launch(session, viewOf(req, launch)), true));
   };
 }
 
@@ -149,7 +155,16 @@ export function createLaunchRoutes(deps: LaunchRoutesDeps): Router {
   // A button of the course-level exam list (the error page's "Try again" posts the session token again).
   router.post('/course/exams/:examId/start', async (req, res) => {
     const session = await sessionOf(req, res);
-    await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.startFromList(session, examIdOf(req))));
+    await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.startFromList(session, examIdOf(req), viewOf(req, session.launch))));
+  });
+
+  // The privacy notice's button: on to the session, the notice recorded as seen ("Try again" keeps the exam field).
+  router.post('/notice/continue', async (req, res) => {
+    const exam = fieldsOf(req).exam;
+    const listedExamId = typeof exam === 'string' && exam !== '' ? exam : undefined;
+    if (listedExamId) localsOf(res).retryFields = { ...localsOf(res).retryFields, exam: listedExamId };
+    const session = await sessionOf(req, res);
+    await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.continueAfterNotice(session, listedExamId)));
   });
 
   return router;

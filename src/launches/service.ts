@@ -20,14 +20,15 @@ import { createProctoringUrls } from './proctoring-urls.js';
 import { createLaunchRecorder } from './recorder.js';
 import { createLaunchViews } from './views.js';
 import { displayNameFor } from './requests.js';
-import { candidateStart, type StartPage } from './start-page.js';
+import { candidateStart, type CandidateStart, type StartPage } from './start-page.js';
+import type { PrivacyNoticeStore } from './privacy-notices.js';
 import { availabilityAt } from '../exams/availability.js';
 import type { AccommodationStore } from '../exams/accommodations/store.js';
 import type { AccommodationOverride } from '../exams/accommodations/override.js';
 import type { Violation } from '../proctoring/contract.js';
 import type { CourseNamesSource, NamesStatus } from '../hosted/course-names.js';
 import { applyOverride } from '../exams/accommodations/override.js';
-import type { CandidatePlan } from './proctoring-urls.js';
+import { launchableCandidate, type CandidatePlan } from './proctoring-urls.js';
 import type { AssessmentHandoffStore } from './assessment-handoffs.js';
 import { createProctoringLaunches, proctoringCandidate, type HandoffCookie } from './proctoring-launch.js';
 import { isProctoringMessageType } from '../lti/proctoring-claims.js';
@@ -84,6 +85,18 @@ export interface LaunchServiceDeps {
   logger: Logger;
   /** LTI Proctoring Services' hand-offs; without them an `LtiStartProctoring` is refused as a wrong launch. */
   handoffs?: AssessmentHandoffStore;
+  /** Who has seen each exam's privacy notice; without it a launch in a window goes straight to the session. */
+  privacyNotices?: PrivacyNoticeStore;
+}
+
+/**
+ * Where a student's answer is shown: in the LMS's frame (the start page, which is the privacy notice, every time) or
+ * in a window of its own (the start page until the student has continued from it once). `continued`: the student
+ * pressed the notice's button.
+ */
+export interface CandidateView {
+  framed: boolean;
+  continued?: boolean;
 }
 
 /** One LTI session's launch with everything decided from it once. */
@@ -143,6 +156,12 @@ export interface ExamListView {
 export type LaunchOutcome =
   /** `handoffCookie`: LTI Proctoring Services' binding of the hand-off to this browser, set with the redirect. */
   | { kind: 'redirect'; url: string; start: StartPage; handoffCookie?: HandoffCookie }
+  /**
+   * A student's first launch of the exam in a window: the start page with the privacy notice, whose button posts the
+   * session token on (`continueAfterNotice`); nothing is asked of the Launch API yet. `fromList`: opened from the
+   * course's exam list.
+   */
+  | { kind: 'notice'; start: CandidateStart; examId: string; fromList: boolean }
   /** LTI Proctoring Services' `LtiEndAssessment`: a page, or the platform's return URL. */
   | { kind: 'assessment-ended'; examTitle?: string; returnUrl?: string; recorded: boolean }
   | { kind: 'settings'; examId: string }
@@ -228,6 +247,8 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     urls,
     resolveExam: (key, title, customExamId) => resolveExam(key, title, customExamId),
     unavailable: (exam) => unavailableOutcome(exam, (deps.now ?? (() => new Date()))()),
+    noticeFirst: (session, examId, start, view) => noticeFirst(session, examId, start, view, false),
+    noteFramedNotice,
   });
 
   /** The settings this student's session runs with: the exam's, or the exam's with their accommodation laid over them. */
@@ -241,26 +262,55 @@ export function createLaunchService(deps: LaunchServiceDeps) {
   }
 
   /**
-   * The redirect to a candidate session, with what its start page says (the exam is set up once its URL
-   * exists); `read`: the student's accommodation when it was read with the exam.
+   * The privacy notice of a student's session (what its start page says), or undefined to go on to the session. A
+   * launch in a window whose student has not seen the exam's notice gets it; continuing from it records it. A
+   * student exempted from proctoring gets none: nothing is recorded or sent. When the store cannot be read, the
+   * notice is shown.
    */
-  async function candidateRedirect(session: LaunchSession, exam: Exam | undefined, read?: { accommodation: AccommodationOverride | undefined }): Promise<LaunchOutcome> {
-    const unavailable = exam && unavailableOutcome(exam, (deps.now ?? (() => new Date()))());
+  async function noticeFirst(session: LaunchSession, examId: string, start: CandidateStart, view: CandidateView, fromList: boolean): Promise<LaunchOutcome | undefined> {
+    const notices = deps.privacyNotices;
+    if (!notices || start.exempt || view.framed) return undefined;
+    if (view.continued) {
+      await notices.record(examId, session.userId);
+      return undefined;
+    }
+    const seen = await notices.seen(examId, session.userId).catch((error: unknown) => {
+      session.logger.warn({ err: error, examId }, 'could not read whether the privacy notice was shown: showing it');
+      return false;
+    });
+    return seen ? undefined : { kind: 'notice', start, examId, fromList };
+  }
+
+  /** A framed launch's start page is the notice: recorded once its page is on its way (a failure only costs a notice more later). */
+  async function noteFramedNotice(session: LaunchSession, examId: string, start: CandidateStart, view: CandidateView): Promise<void> {
+    if (!deps.privacyNotices || start.exempt || !view.framed) return;
+    await deps.privacyNotices.record(examId, session.userId).catch((error: unknown) => session.logger.warn({ err: error, examId }, 'could not record the privacy notice as shown'));
+  }
+
+  /**
+   * The redirect to a candidate session, with what its start page says, or the privacy notice first; `read`: the
+   * student's accommodation when it was read with the exam.
+   */
+  async function candidateRedirect(session: LaunchSession, found: Exam | undefined, view: CandidateView, read?: { accommodation: AccommodationOverride | undefined }, fromList = false): Promise<LaunchOutcome> {
+    const unavailable = found && unavailableOutcome(found, (deps.now ?? (() => new Date()))());
     if (unavailable) return unavailable;
-    const plan = exam ? await candidatePlan(session, exam, read) : undefined;
-    const url = await urls.candidate(session, exam, plan);
+    const plan = found ? await candidatePlan(session, found, read) : undefined;
+    const { exam, settings } = launchableCandidate(found, plan?.settings ?? found?.settings);
     const { launch } = session;
-    if (!exam?.settings) throw notConfiguredError();
     const start = candidateStart({
       examTitle: exam.title,
       courseTitle: launch.context?.title,
       practice: exam.practice,
       exempt: plan?.exempt,
-      settings: plan?.settings ?? exam.settings,
+      settings,
       displayName: displayNameFor(launch),
       returnUrl: launch.returnUrl,
       instructions: exam.instructions,
     });
+    const notice = await noticeFirst(session, exam.id, start, view, fromList);
+    if (notice) return notice;
+    const url = await urls.candidate(session, exam, plan);
+    await noteFramedNotice(session, exam.id, start, view);
     return { kind: 'redirect', url, start };
   }
 
@@ -294,10 +344,10 @@ export function createLaunchService(deps: LaunchServiceDeps) {
       return { launch, institution, decision, target, userId: deriveUserId(deps.pseudonymSecret, launch.issuer, launch.userSub), logger };
     },
 
-    /** The LTI resource-link launch itself. */
-    async launch(session: LaunchSession): Promise<LaunchOutcome> {
+    /** The LTI resource-link launch itself; `view`: where a student's answer is shown. */
+    async launch(session: LaunchSession, view: CandidateView = { framed: false }): Promise<LaunchOutcome> {
       const { launch, decision } = session;
-      if (launch.messageType === 'LtiStartProctoring') return recorded(session, {}, (trace) => proctoringServices.start(session, trace));
+      if (launch.messageType === 'LtiStartProctoring') return recorded(session, {}, (trace) => proctoringServices.start(session, trace, view));
       if (launch.messageType === 'LtiEndAssessment') return recorded(session, {}, (trace) => proctoringServices.end(session, trace));
       if (launch.messageType !== 'LtiResourceLinkRequest') {
         // Deep linking has its own handler (the content picker); it must never start an exam.
@@ -336,10 +386,10 @@ export function createLaunchService(deps: LaunchServiceDeps) {
           if (customExamId && (!found || !isSetUp(found.exam))) {
             const exam = await resolveExam(key, launch.resourceLink?.title ?? '', customExamId);
             trace.examId = exam.id;
-            return candidateRedirect(session, exam);
+            return candidateRedirect(session, exam, view);
           }
           trace.examId = found?.exam.id;
-          return candidateRedirect(session, found?.exam, found);
+          return candidateRedirect(session, found?.exam, view, found);
         }
         const exam = await resolveExam(key, launch.resourceLink?.title ?? '', launch.custom.proctor_exam_id);
         trace.examId = exam.id;
@@ -412,13 +462,23 @@ export function createLaunchService(deps: LaunchServiceDeps) {
     },
 
     /** A candidate opens an exam from the course-level list (no new LMS launch needed). */
-    async startFromList(session: LaunchSession, examId: string): Promise<LaunchOutcome> {
+    async startFromList(session: LaunchSession, examId: string, view: CandidateView = { framed: false }): Promise<LaunchOutcome> {
       return recorded(session, { endpoint: 'candidate' }, async (trace) => {
         if (session.decision.kind !== 'candidate') throw forbidden(roleRefusalWording(session.decision.why), 'notAllowedExamList', 'Only students open exams from this list.');
         const exam = await examOfCourse(session, examId);
         trace.examId = exam.id;
-        return candidateRedirect(session, exam);
+        return candidateRedirect(session, exam, view, undefined, true);
       });
+    },
+
+    /**
+     * The privacy notice's button: the student's launch (or, `listedExamId`, their start from the course's exam list)
+     * runs again from its session, the notice recorded as seen.
+     */
+    async continueAfterNotice(session: LaunchSession, listedExamId: string | undefined): Promise<LaunchOutcome> {
+      const view: CandidateView = { framed: false, continued: true };
+      if (session.decision.kind !== 'candidate') throw forbidden(roleRefusalWording(session.decision.why), 'notAllowedExam', 'Your role in this course does not allow opening this proctored exam.');
+      return listedExamId === undefined ? this.launch(session, view) : this.startFromList(session, listedExamId, view);
     },
   };
 }

@@ -1,7 +1,7 @@
 // A candidate launch as a browser runs it, over plain HTTP against a running server (a separate process, or
 // a load balancer in front of several): the demo LMS's launch link → the tool's OIDC login → the LMS's
 // authorization page (an auto-submitting id_token form) → the tool's launch, answered with a 302 to the
-// proctoring service. Redirects are followed by hand so each step's status, and the
+// proctoring service (or, on a student's first launch of the exam, the privacy notice, whose button is pressed). Redirects are followed by hand so each step's status, and the
 // `X-Served-By` header a load balancer adds, are kept.
 
 /** One host's cookies, as a browser over http keeps them (Secure ones dropped, expiry honoured). */
@@ -123,7 +123,10 @@ export async function httpCandidateLaunch(
   const auth = await send('LMS authorization', toAuth);
   const idTokenForm = formOf(auth.text);
   if (auth.response.status !== 200 || !idTokenForm?.fields.id_token) throw new HttpLaunchError(`LMS authorization: no id_token form (HTTP ${auth.response.status})`, steps);
-  // The tool answers the id_token POST itself with the proctoring URL (no redirect to a session URL).
-  const proctoringUrl = redirected(await send('tool launch (id_token)', new URL(idTokenForm.action, toAuth).href, idTokenForm.fields));
+  // The tool answers the id_token POST itself with the proctoring URL (no redirect to a session URL), or, on the
+  // student's first launch of the exam, with the privacy notice, whose button posts the session token on.
+  const launched = await send('tool launch (id_token)', new URL(idTokenForm.action, toAuth).href, idTokenForm.fields);
+  const notice = launched.response.status === 200 ? formOf(/<form[^>]*data-notice-continue[^>]*>[\s\S]*?<\/form>/.exec(launched.text)?.[0] ?? '') : undefined;
+  const proctoringUrl = redirected(notice ? await send('tool privacy notice (continue)', new URL(notice.action, launched.url).href, notice.fields) : launched);
   return { proctoringUrl, steps };
 }

@@ -15,7 +15,7 @@ import { returnLink } from '../../src/launches/return-links.js';
 import type { LoginInput } from '../../src/sandbox/demo-lms/index.js';
 import type { ReceivedRequest } from '../../src/sandbox/emulator/index.js';
 import { TEST_ENCRYPTION_KEY, type TestApp, installationSecret } from './app.js';
-import { assertNoSessionInLocation, authorize, followSessionContinue, postIdToken } from './lti-flow.js';
+import { assertNoSessionInLocation, authorize, continueFromNotice, followSessionContinue, noticeFormOf, postIdToken } from './lti-flow.js';
 import { invalidateReadCaches } from '../../src/db/read-cache.js';
 
 export type Agent = ReturnType<typeof supertest.agent>;
@@ -52,11 +52,16 @@ export interface LaunchOptions extends LoginInput {
   /** Changes the login initiation's fields (e.g. another issuer registered with the same key). */
   login?: (params: Record<string, string>) => void;
   agent?: Agent;
+  /** Answers with the privacy notice of a student's first launch in a window instead of pressing its button. */
+  stopAtNotice?: boolean;
 }
 
 export interface Launched {
   agent: Agent;
+  /** The tool's answer; after the privacy notice (a student's first launch of an exam in a window), its button's. */
   response: supertest.Response;
+  /** The privacy notice the launch answered with first, when it did. */
+  notice?: supertest.Response;
   ltik: string;
   claims: JWTPayload;
   idToken: string;
@@ -64,7 +69,11 @@ export interface Launched {
   redirectUri: string;
 }
 
-/** A whole launch through the real OIDC flow; the answer to the id_token POST is the tool's answer. */
+/**
+ * A whole launch through the real OIDC flow; the answer to the id_token POST is the tool's answer. A student's first
+ * launch of an exam in a window answers with the privacy notice: its button is pressed (the notice is kept in
+ * `notice`), unless `stopAtNotice`.
+ */
 export async function launchAs(app: TestApp, options: LaunchOptions): Promise<Launched> {
   const demoLms = app.tool.sandbox?.demoLms;
   assert.ok(demoLms, 'sandbox demo LMS missing');
@@ -77,14 +86,16 @@ export async function launchAs(app: TestApp, options: LaunchOptions): Promise<La
   }
   const posted = await postIdToken(auth, idToken);
   assertNoSessionInLocation(posted);
-  const response = await followSessionContinue(agent, posted);
+  const answered = await followSessionContinue(agent, posted);
+  const notice = noticeFormOf(answered) ? answered : undefined;
+  const response = notice && !options.stopAtNotice ? await continueFromNotice(agent, notice) : answered;
   let ltik = '';
   try {
     ltik = app.sessionToken(auth.state);
   } catch {
     ltik = ''; // a refused launch has no session
   }
-  return { agent, response, ltik, claims, idToken, state: auth.state, redirectUri: auth.redirectUri };
+  return { agent, response, notice, ltik, claims, idToken, state: auth.state, redirectUri: auth.redirectUri };
 }
 
 /** The incident id an error page shows. */

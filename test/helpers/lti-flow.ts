@@ -44,12 +44,35 @@ export function postIdToken(auth: Pick<Authorized, 'agent' | 'redirectUri' | 'st
   return auth.agent.post(pathOf(auth.redirectUri)).type('form').send({ id_token: idToken, state: auth.state });
 }
 
-/** A whole launch: OIDC flow and the id_token post, answered with the tool's final response (no redirect with a session token). */
-export async function launch(app: TestApp, input: LoginInput, agent?: Agent) {
+/**
+ * A whole launch: OIDC flow and the id_token post, answered with the tool's final response (no redirect with a session
+ * token). A student's first launch of an exam in a window shows the privacy notice: its button is pressed (`notice`
+ * keeps the notice page), unless `stopAtNotice`.
+ */
+export async function launch(app: TestApp, input: LoginInput & { stopAtNotice?: boolean }, agent?: Agent) {
   const auth = await authorize(app, input, agent);
   const posted = await postIdToken(auth, auth.idToken);
   assertNoSessionInLocation(posted);
-  return { auth, response: await followSessionContinue(auth.agent, posted), ltik: app.sessionToken(auth.state) };
+  const answered = await followSessionContinue(auth.agent, posted);
+  const notice = noticeFormOf(answered);
+  const response = notice && !input.stopAtNotice ? await continueFromNotice(auth.agent, answered) : answered;
+  return { auth, response, notice: notice ? answered : undefined, ltik: app.sessionToken(auth.state) };
+}
+
+/** The privacy notice's form (a student's first launch of an exam in a window): its action and hidden fields. */
+export function noticeFormOf(response: Pick<supertest.Response, 'status' | 'text'>): { action: string; fields: Record<string, string> } | undefined {
+  const form = /<form method="post" action="([^"]+)" class="start-action" data-notice-continue>([\s\S]*?)<\/form>/.exec(response.text);
+  if (response.status !== 200 || !form) return undefined;
+  const fields: Record<string, string> = {};
+  for (const m of form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = m[2]!;
+  return { action: form[1]!, fields };
+}
+
+/** Presses the privacy notice's button as the browser does: its hidden fields posted to its action. */
+export async function continueFromNotice(agent: Agent, notice: supertest.Response): Promise<supertest.Response> {
+  const form = noticeFormOf(notice);
+  assert.ok(form, `expected the privacy notice, got HTTP ${notice.status}: ${notice.text.slice(0, 300)}`);
+  return agent.post(form.action).type('form').send(form.fields);
 }
 
 /** Staff launches answer with a page that posts the session token on to their page (its script does it in a browser). */

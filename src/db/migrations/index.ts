@@ -32,6 +32,7 @@ import * as courseStaff from './0086_course_staff.js';
 import * as attemptExpiry from './0100_attempt_expiry.js';
 import * as settingsChangeAttempts from './0101_settings_change_attempts.js';
 import * as proctoringServices from './0105_proctoring_services.js';
+import * as privacyNotices from './0110_privacy_notices.js';
 import * as platformSetupChecklists from './0115_platform_setup_checklists.js';
 
 /**
@@ -84,5 +85,6 @@ export const migrations: readonly Migration[] = [
   { name: '0100_attempt_expiry', up: attemptExpiry.up },
   { name: '0101_settings_change_attempts', up: settingsChangeAttempts.up },
   { name: '0105_proctoring_services', up: proctoringServices.up },
+  { name: '0110_privacy_notices', up: privacyNotices.up },
   { name: '0115_platform_setup_checklists', up: platformSetupChecklists.up },
 ];
