@@ -7,6 +7,7 @@ const LABELS = {
   launchLog: 'launch log',
   attempts: 'attempts',
   attemptResults: "results of those attempts",
+  privacyNotices: 'privacy notices seen',
   webhookDeliveries: 'webhook deliveries',
   auditLog: 'audit log entries',
   unclaimedExams: 'unclaimed deep-linking exams',
@@ -18,7 +19,7 @@ export function addRetentionCommands(program: Command, withDatabase: WithDatabas
   const retention = program.command('retention').description('records kept for a limited time (RETENTION_* settings, docs/retention.md)');
   retention
     .command('prune')
-    .description('remove launch log rows, attempts with their results, webhook deliveries, audit entries, unclaimed deep-linking exams and course staff entries older than their settings')
+    .description('remove launch log rows, attempts with their results, privacy notices seen, webhook deliveries, audit entries, unclaimed deep-linking exams and course staff entries older than their settings')
     .option('--dry-run', 'only count what would be removed')
     .option('--json', 'print JSON')
     .action(async (options: { dryRun?: boolean; json?: boolean }) => {
@@ -36,7 +37,7 @@ export function addRetentionCommands(program: Command, withDatabase: WithDatabas
         }
         const verb = options.dryRun ? 'would remove' : 'removed';
         for (const [kind, label] of entriesOf(LABELS)) {
-          const cutoff = result.cutoffs[kind === 'attemptResults' ? 'attempts' : kind];
+          const cutoff = result.cutoffs[kind === 'attemptResults' || kind === 'privacyNotices' ? 'attempts' : kind];
           out(cutoff ? `${label}: ${verb} ${result.removed[kind]} older than ${cutoff.toISOString()}` : `${label}: kept (retention 0 days)`);
         }
       });

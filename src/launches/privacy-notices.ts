@@ -13,6 +13,19 @@ export interface PrivacyNoticeStore {
   record(examId: string, userId: string): Promise<void>;
 }
 
+/**
+ * What a student's launch does about the exam's privacy notice: `none` (exempted from proctoring: nothing is recorded
+ * or sent), `record-then-session` (the notice's button was pressed), `session-then-record` (a framed launch: its start
+ * page is the notice), `notice-unless-seen` (a launch in a window of its own).
+ */
+export type NoticeStep = 'none' | 'record-then-session' | 'session-then-record' | 'notice-unless-seen';
+
+export function noticeStep(view: { framed: boolean; continued?: boolean }, exempt: boolean): NoticeStep {
+  if (exempt) return 'none';
+  if (view.continued) return 'record-then-session';
+  return view.framed ? 'session-then-record' : 'notice-unless-seen';
+}
+
 export function createPrivacyNoticeStore(db: Queryable): PrivacyNoticeStore {
   return {
     async seen(examId, userId) {

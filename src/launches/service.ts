@@ -21,7 +21,7 @@ import { createLaunchRecorder } from './recorder.js';
 import { createLaunchViews } from './views.js';
 import { displayNameFor } from './requests.js';
 import { candidateStart, type CandidateStart, type StartPage } from './start-page.js';
-import type { PrivacyNoticeStore } from './privacy-notices.js';
+import { noticeStep, type PrivacyNoticeStore } from './privacy-notices.js';
 import { availabilityAt } from '../exams/availability.js';
 import type { AccommodationStore } from '../exams/accommodations/store.js';
 import type { AccommodationOverride } from '../exams/accommodations/override.js';
@@ -269,8 +269,9 @@ export function createLaunchService(deps: LaunchServiceDeps) {
    */
   async function noticeFirst(session: LaunchSession, examId: string, start: CandidateStart, view: CandidateView, fromList: boolean): Promise<LaunchOutcome | undefined> {
     const notices = deps.privacyNotices;
-    if (!notices || start.exempt || view.framed) return undefined;
-    if (view.continued) {
+    const step = noticeStep(view, start.exempt);
+    if (!notices || step === 'none' || step === 'session-then-record') return undefined;
+    if (step === 'record-then-session') {
       await notices.record(examId, session.userId);
       return undefined;
     }
@@ -283,7 +284,7 @@ export function createLaunchService(deps: LaunchServiceDeps) {
 
   /** A framed launch's start page is the notice: recorded once its page is on its way (a failure only costs a notice more later). */
   async function noteFramedNotice(session: LaunchSession, examId: string, start: CandidateStart, view: CandidateView): Promise<void> {
-    if (!deps.privacyNotices || start.exempt || !view.framed) return;
+    if (!deps.privacyNotices || noticeStep(view, start.exempt) !== 'session-then-record') return;
     await deps.privacyNotices.record(examId, session.userId).catch((error: unknown) => session.logger.warn({ err: error, examId }, 'could not record the privacy notice as shown'));
   }
 

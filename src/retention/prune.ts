@@ -14,11 +14,15 @@ const DAYS_SETTING: Record<Retained, keyof RetentionSettings> = {
   courseStaff: 'courseStaffDays',
 };
 
-/** Rows removed (or, for a dry run, that would be): attempts count the results received for them separately. */
+/**
+ * Rows removed (or, for a dry run, that would be): attempts count the results received for them separately; the
+ * records of who has seen an exam's privacy notice go by the attempts' setting too.
+ */
 export interface PruneCounts {
   launchLog: number;
   attempts: number;
   attemptResults: number;
+  privacyNotices: number;
   webhookDeliveries: number;
   auditLog: number;
   unclaimedExams: number;
@@ -71,6 +75,14 @@ const ATTEMPTS_BATCH = `
        attempts_gone AS (DELETE FROM attempts WHERE id IN (SELECT id FROM expired) RETURNING 1)
   SELECT (SELECT count(*) FROM attempts_gone)::int AS attempts, (SELECT count(*) FROM results)::int AS results`;
 
+/**
+ * Who has seen an exam's privacy notice, by when they first saw it: kept as long as attempts are (a student whose
+ * record went sees the notice once more on their next launch).
+ */
+const NOTICES_BATCH = `DELETE FROM privacy_notices WHERE (exam_id, user_id) IN
+  (SELECT exam_id, user_id FROM privacy_notices WHERE shown_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`;
+const COUNT_NOTICES = 'SELECT count(*)::int AS n FROM privacy_notices WHERE shown_at < $1';
+
 const COUNT: Record<Retained, string> = {
   launchLog: 'SELECT count(*)::int AS n FROM launch_log WHERE at < $1',
   attempts: 'SELECT count(*)::int AS n FROM attempts WHERE started_at < $1',
@@ -96,7 +108,7 @@ export function cutoffsOf(settings: RetentionSettings, now: Date): Partial<Recor
   return cutoffs;
 }
 
-const noneRemoved = (): PruneCounts => ({ launchLog: 0, attempts: 0, attemptResults: 0, webhookDeliveries: 0, auditLog: 0, unclaimedExams: 0, courseStaff: 0 });
+const noneRemoved = (): PruneCounts => ({ launchLog: 0, attempts: 0, attemptResults: 0, privacyNotices: 0, webhookDeliveries: 0, auditLog: 0, unclaimedExams: 0, courseStaff: 0 });
 
 /**
  * Deletes every row older than its kind's setting, in batches until none is left. Safe to run on several
@@ -112,8 +124,8 @@ export async function pruneExpired(
   const removed = noneRemoved();
   const stop = options.shouldStop ?? (() => false);
   // Attempts first: their results go with them, before the deliveries' own (possibly shorter) setting applies.
-  for (const kind of ['attempts', 'launchLog', 'webhookDeliveries', 'auditLog', 'unclaimedExams', 'courseStaff'] as const) {
-    const cutoff = cutoffs[kind];
+  for (const kind of ['attempts', 'privacyNotices', 'launchLog', 'webhookDeliveries', 'auditLog', 'unclaimedExams', 'courseStaff'] as const) {
+    const cutoff = cutoffs[kind === 'privacyNotices' ? 'attempts' : kind];
     if (!cutoff) continue;
     for (;;) {
       if (stop()) return { cutoffs, removed, interrupted: true };
@@ -123,7 +135,7 @@ export async function pruneExpired(
         deleted = Number(rows[0]?.attempts ?? 0);
         removed.attemptResults += Number(rows[0]?.results ?? 0);
       } else {
-        deleted = (await db.query(BATCH[kind], [cutoff, batchRows])).rowCount;
+        deleted = (await db.query(kind === 'privacyNotices' ? NOTICES_BATCH : BATCH[kind], [cutoff, batchRows])).rowCount;
       }
       removed[kind] += deleted;
       if (deleted < batchRows) break;
@@ -141,9 +153,13 @@ export async function countExpired(db: Queryable, settings: RetentionSettings, n
     if (!cutoff) continue;
     const count = kind === 'webhookDeliveries' && cutoffs.attempts ? db.query<{ n: number }>(COUNT_OTHER_DELIVERIES, [cutoff, cutoffs.attempts]) : db.query<{ n: number }>(COUNT[kind], [cutoff]);
     removed[kind] = Number((await count).rows[0]?.n ?? 0);
-    if (kind === 'attempts') removed.attemptResults = Number((await db.query<{ n: number }>(COUNT_ATTEMPT_RESULTS, [cutoff])).rows[0]?.n ?? 0);
+    if (kind === 'attempts') {
+      removed.attemptResults = Number((await db.query<{ n: number }>(COUNT_ATTEMPT_RESULTS, [cutoff])).rows[0]?.n ?? 0);
+      removed.privacyNotices = Number((await db.query<{ n: number }>(COUNT_NOTICES, [cutoff])).rows[0]?.n ?? 0);
+    }
   }
   return { cutoffs, removed, interrupted: false };
 }
 
-export const totalRemoved = (counts: PruneCounts): number => counts.launchLog + counts.attempts + counts.attemptResults + counts.webhookDeliveries + counts.auditLog + counts.unclaimedExams + counts.courseStaff;
+export const totalRemoved = (counts: PruneCounts): number =>
+  counts.launchLog + counts.attempts + counts.attemptResults + counts.privacyNotices + counts.webhookDeliveries + counts.auditLog + counts.unclaimedExams + counts.courseStaff;

@@ -24,10 +24,11 @@ export interface PruneAudit {
   record(entry: Pruner & { action: string; target: string; changes: PruneChange[] }): Promise<void>;
 }
 
-const TABLE_OF: Record<Retained | 'attemptResults', string> = {
+const TABLE_OF: Record<Retained | 'attemptResults' | 'privacyNotices', string> = {
   launchLog: 'launch_log',
   attempts: 'attempts',
   attemptResults: 'webhook_deliveries (results of those attempts)',
+  privacyNotices: 'privacy_notices',
   webhookDeliveries: 'webhook_deliveries',
   auditLog: 'admin_audit_log',
   unclaimedExams: 'exams (unclaimed deep-linking placeholders)',
@@ -35,14 +36,14 @@ const TABLE_OF: Record<Retained | 'attemptResults', string> = {
 };
 
 /** The metric's `table` label: the table's own name. */
-const METRIC_TABLE_OF: Record<Retained | 'attemptResults', string> = { ...TABLE_OF, attemptResults: 'webhook_deliveries', unclaimedExams: 'exams' };
+const METRIC_TABLE_OF: Record<Retained | 'attemptResults' | 'privacyNotices', string> = { ...TABLE_OF, attemptResults: 'webhook_deliveries', unclaimedExams: 'exams' };
 
 /** One change per kind that lost rows: the table, and how many rows older than which day went. */
 export function pruneChanges(result: PruneResult): PruneChange[] {
   const changes: PruneChange[] = [];
-  for (const kind of [...RETAINED, 'attemptResults'] as const) {
+  for (const kind of [...RETAINED, 'attemptResults', 'privacyNotices'] as const) {
     const count = result.removed[kind];
-    const cutoff = result.cutoffs[kind === 'attemptResults' ? 'attempts' : kind];
+    const cutoff = result.cutoffs[kind === 'attemptResults' || kind === 'privacyNotices' ? 'attempts' : kind];
     if (count === 0 || !cutoff) continue;
     changes.push({ field: TABLE_OF[kind], old: `${count} rows older than ${cutoff.toISOString()}`, new: 'removed' });
   }
@@ -54,7 +55,7 @@ export function pruneChanges(result: PruneResult): PruneChange[] {
  * was deleted, by which settings, is kept even of deleting (the audit log's own expired entries included).
  */
 export async function recordPrune(audit: PruneAudit, result: PruneResult, settings: RetentionSettings, by: Pruner): Promise<void> {
-  for (const kind of [...RETAINED, 'attemptResults'] as const) countPrunedRows(METRIC_TABLE_OF[kind], result.removed[kind]);
+  for (const kind of [...RETAINED, 'attemptResults', 'privacyNotices'] as const) countPrunedRows(METRIC_TABLE_OF[kind], result.removed[kind]);
   if (totalRemoved(result.removed) === 0) return;
   await audit.record({
     ...by,

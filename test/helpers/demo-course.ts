@@ -22,3 +22,11 @@ export async function launchFromCourse(context: BrowserContext, { baseUrl, butto
   await target.click();
   return opened;
 }
+
+/**
+ * A student's first launch of an exam in a window shows the privacy notice: presses its button (the page then goes on
+ * to the session). Fails when the page shows no notice.
+ */
+export async function continuePastNotice(page: Page): Promise<void> {
+  await page.locator('[data-notice-continue] button[type="submit"]').click({ timeout: 20_000 });
+}

@@ -34,7 +34,7 @@ describe('retention CLI', () => {
     assert.equal(pruned.status, 0, pruned.stderr);
     const result = JSON.parse(pruned.stdout) as { dryRun: boolean; removed: Record<string, number>; cutoffs: Record<string, string> };
     assert.equal(result.dryRun, false);
-    assert.deepEqual(result.removed, { launchLog: 2, attempts: 0, attemptResults: 0, webhookDeliveries: 0, auditLog: 0, unclaimedExams: 0, courseStaff: 0 });
+    assert.deepEqual(result.removed, { launchLog: 2, attempts: 0, attemptResults: 0, privacyNotices: 0, webhookDeliveries: 0, auditLog: 0, unclaimedExams: 0, courseStaff: 0 });
     assert.ok(Date.now() - Date.parse(result.cutoffs.launchLog!) >= 90 * DAY_MS - 60_000, 'the default keeps 90 days of launch log');
 
     const audit = cli('audit', '--search', 'retention.prune');

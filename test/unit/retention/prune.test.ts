@@ -66,6 +66,11 @@ async function seed(db: Queryable) {
     old: [await staff(401, null), await staff(null, 401), await staff(null, null)],
     kept: [await staff(399, null), await staff(null, 399), await staff(401, 10), await staff(10, 700)],
   };
+  const notice = async (ageDays: number) => {
+    const userId = `student-${randomUUID()}`;
+    await db.query('INSERT INTO privacy_notices (exam_id, user_id, shown_at) VALUES ($1, $2, $3)', [examId, userId, daysAgo(ageDays)]);
+    return userId;
+  };
 
   const oldAttempt = await attempt(401);
   const abandonedAttempt = await attempt(450, 'started');
@@ -81,6 +86,8 @@ async function seed(db: Queryable) {
     audits: { old: [await audit(731)], kept: [await audit(729)] },
     exams: unclaimed,
     courseStaff,
+    // Who saw an exam's privacy notice goes by the attempts' setting, by when they first saw it.
+    notices: { old: [await notice(401)], kept: [await notice(399)] },
   };
 }
 
@@ -105,10 +112,13 @@ async function assertPruned(db: Queryable, seeded: Seeded): Promise<void> {
   const staffLeft = async (ids: readonly string[]) => (await db.query<{ user_id: string }>('SELECT user_id FROM course_staff WHERE user_id = ANY($1::text[]) ORDER BY user_id', [ids])).rows.map((row) => row.user_id);
   assert.deepEqual(await staffLeft(seeded.courseStaff.old), [], 'course_staff: the expired entries are gone');
   assert.deepEqual(await staffLeft(seeded.courseStaff.kept), [...seeded.courseStaff.kept].sort(), 'course_staff: the newer entries stay');
+  const notices = async (ids: readonly string[]) => (await db.query<{ user_id: string }>('SELECT user_id FROM privacy_notices WHERE user_id = ANY($1::text[])', [ids])).rows.map((row) => row.user_id);
+  assert.deepEqual(await notices(seeded.notices.old), [], 'privacy_notices: the expired rows are gone');
+  assert.deepEqual(await notices(seeded.notices.kept), seeded.notices.kept, 'privacy_notices: the newer rows stay');
 }
 
 const clear = async (db: Queryable) => {
-  for (const table of ['course_staff', 'webhook_deliveries', 'attempts', 'exams', 'webhook_subscriptions', 'launch_log', 'admin_audit_log', 'scheduled_tasks']) await db.query(`DELETE FROM ${table}`);
+  for (const table of ['course_staff', 'webhook_deliveries', 'attempts', 'privacy_notices', 'exams', 'webhook_subscriptions', 'launch_log', 'admin_audit_log', 'scheduled_tasks']) await db.query(`DELETE FROM ${table}`);
 };
 
 describe('retention', () => {
@@ -131,10 +141,10 @@ describe('retention', () => {
     const seeded = await seed(db);
     const counted = await countExpired(db, SETTINGS);
     const result = await pruneExpired(db, SETTINGS);
-    assert.deepEqual(result.removed, { attempts: 2, attemptResults: 2, webhookDeliveries: 2, launchLog: 2, auditLog: 1, unclaimedExams: 1, courseStaff: 3 });
+    assert.deepEqual(result.removed, { attempts: 2, attemptResults: 2, privacyNotices: 1, webhookDeliveries: 2, launchLog: 2, auditLog: 1, unclaimedExams: 1, courseStaff: 3 });
     assert.deepEqual(counted.removed, result.removed, 'the dry run counts what the prune removes');
     await assertPruned(db, seeded);
-    assert.deepEqual((await pruneExpired(db, SETTINGS)).removed, { attempts: 0, attemptResults: 0, webhookDeliveries: 0, launchLog: 0, auditLog: 0, unclaimedExams: 0, courseStaff: 0 }, 'idempotent');
+    assert.deepEqual((await pruneExpired(db, SETTINGS)).removed, { attempts: 0, attemptResults: 0, privacyNotices: 0, webhookDeliveries: 0, launchLog: 0, auditLog: 0, unclaimedExams: 0, courseStaff: 0 }, 'idempotent');
   });
 
   it('works through any number of rows in batches, and a setting of 0 keeps everything of its kind', async () => {
