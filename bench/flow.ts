@@ -133,6 +133,13 @@ export async function browserLaunch(login: LoginInitiation, jar: CookieJar, disp
   let step = 'id_token post';
   let got = await send(step, form.action, { method: 'POST', form: { id_token: form.fields.id_token, state: form.fields.state } });
   let base = form.action;
+  // A student's first launch of an exam in a window shows the privacy notice: its button posts the session token on.
+  const notice = got.response.status === 200 ? noticeForm(got.text) : undefined;
+  if (notice) {
+    step = 'privacy notice';
+    base = new URL(notice.action, base).href;
+    got = await send(step, base, { method: 'POST', form: notice.fields });
+  }
   for (let hop = 0; ; hop++) {
     expect(step, got, 302);
     const target = location(step, got, base);
@@ -142,6 +149,15 @@ export async function browserLaunch(login: LoginInitiation, jar: CookieJar, disp
     base = target;
     got = await send(step, target, { method: 'GET' });
   }
+}
+
+/** The privacy notice's form (the tool's start page on a student's first launch of an exam in a window), if the page is one. */
+function noticeForm(html: string): { action: string; fields: Record<string, string> } | undefined {
+  const form = /<form method="post" action="([^"]+)" class="start-action" data-notice-continue>([\s\S]*?)<\/form>/.exec(html);
+  if (!form?.[1]) return undefined;
+  const fields: Record<string, string> = {};
+  for (const input of (form[2] ?? '').matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[input[1] ?? ''] = input[2] ?? '';
+  return { action: form[1], fields };
 }
 
 /** The time of each HTTP exchange of one launch, in order (login initiation, LMS authorization, id_token POST, …). */

@@ -30,3 +30,18 @@ export async function launchFromCourse(context: BrowserContext, { baseUrl, butto
 export async function continuePastNotice(page: Page): Promise<void> {
   await page.locator('[data-notice-continue] button[type="submit"]').click({ timeout: 20_000 });
 }
+
+/**
+ * Waits until a student's launch tab is on the proctoring session, pressing the privacy notice's button when the
+ * launch shows it first (a student's first launch of an exam in a window). Returns whether it did.
+ */
+export async function untilSession(page: Page): Promise<boolean> {
+  const session = /\/sandbox\/proctoring\/session\//;
+  const reached = await Promise.any([
+    page.waitForURL(session, { timeout: 20_000 }).then(() => 'session' as const),
+    page.locator('[data-notice-continue]').waitFor({ timeout: 20_000 }).then(() => 'notice' as const),
+  ]);
+  if (reached === 'notice') await continuePastNotice(page);
+  await page.waitForURL(session, { timeout: 20_000 });
+  return reached === 'notice';
+}

@@ -4,7 +4,7 @@ import { createExamStore } from '../../../src/exams/store.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { assertNoAxeViolations } from '../../helpers/axe.js';
 import { withBrowser } from '../../helpers/browser.js';
-import { launchFromCourse } from '../../helpers/demo-course.js';
+import { launchFromCourse, untilSession } from '../../helpers/demo-course.js';
 
 /** A copied exam in the demo course: the settings of the demo exam, still marked "check the quiz address". */
 describe('in a browser: a copied exam asks the instructor to check the quiz address', () => {
@@ -49,7 +49,7 @@ describe('in a browser: a copied exam asks the instructor to check the quiz addr
       assert.equal(await hub.locator('#quiz-address-check').count(), 0);
 
       const again = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'resource:student:exam-copied' });
-      await again.waitForURL(/\/sandbox\/proctoring\/session\//, { timeout: 20_000 });
+      await untilSession(again);
     });
   });
 
@@ -68,7 +68,7 @@ describe('in a browser: a copied exam asks the instructor to check the quiz addr
       await hub.waitForFunction(() => /saved/i.test(document.getElementById('save-status')?.textContent ?? ''), undefined, { timeout: 20_000 });
 
       const student = await launchFromCourse(context, { baseUrl: app.baseUrl, button: 'resource:student:exam-copied-2' });
-      await student.waitForURL(/\/sandbox\/proctoring\/session\//, { timeout: 20_000 });
+      await untilSession(student);
       const sent = JSON.parse(String(await student.locator('#request').textContent())) as { launch_url: string };
       assert.equal(sent.launch_url, expected);
     });

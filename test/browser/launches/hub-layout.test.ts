@@ -6,7 +6,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { assertNoAxeViolations, horizontalOverflow, PAGE_BEST_PRACTICES } from '../../helpers/axe.js';
 import { withBrowser } from '../../helpers/browser.js';
-import { launchFromCourse } from '../../helpers/demo-course.js';
+import { launchFromCourse, untilSession } from '../../helpers/demo-course.js';
 import { waitFor } from '../../helpers/wait.js';
 
 describe('in a browser: the hub’s layout on a laptop and a phone', () => {
@@ -26,6 +26,7 @@ describe('in a browser: the hub’s layout on a laptop and a phone', () => {
   async function submitExamAs(context: BrowserContext, user: string): Promise<void> {
     const before = await results();
     const page = await launchFromCourse(context, { baseUrl: app.baseUrl, button: `resource:${user}:${app.tool.sandbox!.demoLms.course.exam.id}`, flavor: 'canvas' });
+    await untilSession(page);
     await page.getByRole('button', { name: 'Submit exam' }).click({ timeout: 20_000 });
     await waitFor(`a result for ${user}`, async () => (await results()) > before, { timeoutMs: 10_000, intervalMs: 100 });
     await page.close();

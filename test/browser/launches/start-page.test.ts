@@ -141,14 +141,18 @@ describe('start page through the real app', () => {
     assert.match(response.text, /Beaufsichtigte Prüfung starten/);
   });
 
-  it('a launch the browser loads at the top level (Sec-Fetch-Dest: document) redirects, whatever document_target says', async () => {
+  it('a launch the browser loads at the top level (Sec-Fetch-Dest: document) is a window launch, whatever document_target says', async () => {
     const agent = supertest.agent(app.baseUrl).set('Sec-Fetch-Dest', 'document');
-    const { response } = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'iframe', agent });
-    assert.equal(response.status, 302);
+    const { response, notice } = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'iframe', agent, claims: (claims) => void (claims.sub = 'top-level-student') });
+    assert.ok(notice, 'its first launch of the exam: the privacy notice, not the framed page');
+    assert.equal(response.status, 302, 'its button: the redirect');
+    const again = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'iframe', agent, claims: (claims) => void (claims.sub = 'top-level-student'), stopAtNotice: true });
+    assert.equal(again.response.status, 302);
   });
 
-  it('a window launch keeps the direct redirect', async () => {
-    const { response } = await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' });
+  it('a window launch keeps the direct redirect once the student has seen the privacy notice', async () => {
+    await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' });
+    const { response } = await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window', stopAtNotice: true });
     assert.equal(response.status, 302);
     assert.match(response.headers.location ?? '', /\/sandbox\/proctoring\/session\//);
   });

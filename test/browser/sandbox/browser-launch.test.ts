@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { withBrowser } from '../../helpers/browser.js';
-import { launchFromCourse } from '../../helpers/demo-course.js';
+import { continuePastNotice, launchFromCourse } from '../../helpers/demo-course.js';
 import type { Page } from 'playwright-core';
 
 const EMULATOR_SESSION = /\/sandbox\/proctoring\/session\//;
@@ -33,6 +33,8 @@ describe('in a browser: the demo LMS launches into the proctoring emulator', () 
   it('clicking "Open the exam as a student" (new window) runs the real OIDC flow and ends on the emulator page', async (t) => {
     await withBrowser(t, async (context) => {
       const target = await launchFromCourse(context, { baseUrl: app.baseUrl, button: /as a student/i });
+      // The student's first launch of the exam: the privacy notice, whose button goes on to the session.
+      await continuePastNotice(target);
       await followToEmulator(target, /start the proctored exam/i);
       const request = await target.locator('#request').textContent();
       assert.ok(request);

@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { assertNoAxeViolations, horizontalOverflow, PAGE_BEST_PRACTICES } from '../../helpers/axe.js';
 import { withBrowser } from '../../helpers/browser.js';
-import { launchFromCourse } from '../../helpers/demo-course.js';
+import { launchFromCourse, untilSession } from '../../helpers/demo-course.js';
 import { loadCatalog, message } from '../../helpers/catalogs.js';
 
 async function checkAtBothWidths(page: Page, what: string): Promise<void> {
@@ -52,7 +52,7 @@ describe('in a browser: the demo LMS launches in any of the seven languages', ()
         await checkAtBothWidths(hub, `the hub in ${locale}`);
 
         const student = await launchFromCourse(context, { baseUrl: app.baseUrl, button: `resource:student:${app.tool.sandbox!.demoLms.course.exam.id}`, flavor: 'canvas', locale });
-        await student.waitForURL(/\/sandbox\/proctoring\/session\//, { timeout: 20_000 });
+        await untilSession(student);
         await checkAtBothWidths(student, 'the emulator');
       });
     });

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { withBrowser } from '../../helpers/browser.js';
-import { launchFromCourse } from '../../helpers/demo-course.js';
+import { launchFromCourse, untilSession } from '../../helpers/demo-course.js';
 
 async function emulatorPage(opened: Page): Promise<Page> {
   await opened.waitForURL(/\/sandbox\/proctoring\/session\//, { timeout: 20_000 });
@@ -60,7 +60,14 @@ describe('in a browser: the sandbox pages fit the screen, have an icon, and the 
   it('every emulator page a launch shows has no horizontal overflow at 1280 and 390 px', async (t) => {
     await withBrowser(t, async (context) => {
       const pages: { name: string; open: () => Promise<Page> }[] = [
-        { name: 'candidate', open: async () => emulatorPage(await launchFromCourse(context, { baseUrl: app.baseUrl, button: /exam as a student/i, flavor: 'moodle' })) },
+        {
+          name: 'candidate',
+          open: async () => {
+            const student = await launchFromCourse(context, { baseUrl: app.baseUrl, button: /exam as a student/i, flavor: 'moodle' });
+            await untilSession(student);
+            return emulatorPage(student);
+          },
+        },
         { name: 'live', open: async () => emulatorPage(await launchFromCourse(context, { baseUrl: app.baseUrl, button: /exam as a proctor/i, flavor: 'canvas' })) },
         { name: 'launchpad', open: async () => emulatorPage(await launchFromCourse(context, { baseUrl: app.baseUrl, button: /course navigation \(launchpad\)/i, flavor: 'canvas' })) },
         {

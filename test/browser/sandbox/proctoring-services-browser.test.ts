@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { withBrowser } from '../../helpers/browser.js';
-import { launchFromCourse } from '../../helpers/demo-course.js';
+import { launchFromCourse, untilSession } from '../../helpers/demo-course.js';
 
 /**
  * The whole LTI Proctoring Services flow in a browser: the demo LMS's Learn Ultra-like flavour starts the exam
@@ -21,7 +21,7 @@ describe('in a browser: LTI Proctoring Services through the demo LMS', () => {
   it('start → proctoring checks → LtiStartAssessment → quiz → LtiEndAssessment → back in the course', async (t) => {
     await withBrowser(t, async (context) => {
       const target = await launchFromCourse(context, { baseUrl: app.baseUrl, button: /as a student/i, flavor: 'ultra' });
-      await target.waitForURL(/\/sandbox\/proctoring\/session\//, { timeout: 20_000 });
+      await untilSession(target);
       const request = JSON.parse((await target.locator('#request').textContent()) ?? '{}') as Record<string, unknown>;
       assert.match(String(request.launch_url), /\/proctoring\/start-assessment\//);
 

@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { axeViolations, describeViolations } from '../../helpers/axe.js';
 import { withBrowser } from '../../helpers/browser.js';
 import { derived, emulator } from '../../helpers/launches.js';
-import { launchFromCourse } from '../../helpers/demo-course.js';
+import { launchFromCourse, untilSession } from '../../helpers/demo-course.js';
 import { waitFor } from '../../helpers/wait.js';
 
 describe('in a browser: suspicion results and names in the exam hub', () => {
@@ -28,6 +28,7 @@ describe('in a browser: suspicion results and names in the exam hub', () => {
     const examLink = app.tool.sandbox!.demoLms.course.exam.id;
     const before = await deliveries();
     const page = await launchFromCourse(context, { baseUrl: app.baseUrl, button: `resource:${user}:${examLink}`, flavor: 'canvas' });
+    await untilSession(page);
     await page.getByRole('button', { name: 'Submit exam' }).click({ timeout: 20_000 });
     await page.waitForLoadState();
     // The emulator notifies the tool's receiver once the attempt ends.

@@ -6,7 +6,7 @@ import { createExamStore, type Exam } from '../../../src/exams/store.js';
 import { deriveExamPages } from '../../../src/exams/settings/presets/lms.js';
 import { parseAutoSubmitForm } from '../../../src/sandbox/demo-lms/index.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { assertNoSessionInLocation, authorize, followSessionContinue, launch, postIdToken } from '../../helpers/lti-flow.js';
+import { assertNoSessionInLocation, authorize, continueFromNotice, followSessionContinue, launch, noticeFormOf, postIdToken } from '../../helpers/lti-flow.js';
 import { hiddenField, pathOf } from '../../helpers/urls.js';
 
 const CONTENT_ITEMS = 'https://purl.imsglobal.org/spec/lti-dl/claim/content_items';
@@ -106,7 +106,9 @@ describe('deep linking and course copy through the demo LMS', () => {
     const count = received().length;
     const posted = await postIdToken(auth, await lms.signIdToken(claims));
     assertNoSessionInLocation(posted);
-    const final = await followSessionContinue(auth.agent, posted);
+    const answered = await followSessionContinue(auth.agent, posted);
+    // A student's first launch of the exam in a window: the privacy notice, whose button goes on to the session.
+    const final = noticeFormOf(answered) ? await continueFromNotice(auth.agent, answered) : answered;
     const candidateCall = received().slice(count).find((r) => r.endpoint === '/v2/candidate/launch');
     return { agent: auth.agent, final, candidateCall };
   }

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import supertest from 'supertest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { authorize, followSessionContinue, type Authorized } from '../../helpers/lti-flow.js';
+import { authorize, followSessionContinue, launch, type Authorized } from '../../helpers/lti-flow.js';
 import { waitingRequestContexts } from '../../../src/lti/provider.js';
 import type { LoginInput } from '../../../src/sandbox/demo-lms/index.js';
 
@@ -44,6 +44,9 @@ describe('logins and resource-link launches answered by the tool, as ltijs would
     );
     return Object.fromEntries(rows.rows.map((row) => [row.collection, row.doc]));
   }
+
+  /** The demo student has seen the demo exam's privacy notice (a first launch in a window shows it, with a session). */
+  const noticeSeen = () => launch(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
 
   async function launchDown(path: Path, input: LoginInput) {
     await app.db.query(`DELETE FROM ltijs_documents WHERE collection IN ('idtoken', 'contexttoken')`);
@@ -105,6 +108,7 @@ describe('logins and resource-link launches answered by the tool, as ltijs would
   });
 
   it("a student redirected to the proctoring service stores no session on the tool's path; ltijs's path stores it as ltijs does", async () => {
+    await noticeSeen();
     for (const path of PATHS) {
       const launched = await launchDown(path, { user: 'student', flavor: 'moodle', presentation: 'window' });
       assert.equal(launched.posted.status, 302, `${path}: ${launched.posted.text.slice(0, 300)}`);
@@ -145,6 +149,7 @@ describe('logins and resource-link launches answered by the tool, as ltijs would
   const refusalOf = (response: supertest.Response) => [response.status, /<p class="lead">([^<]*)</.exec(response.text)?.[1], cleared(response)];
 
   it('a replayed id_token is refused alike on both paths, and the first launch stands', async () => {
+    await noticeSeen();
     const answers = [];
     for (const path of PATHS) {
       const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });

@@ -119,6 +119,8 @@ describe('forged, replayed and unknown launches are refused', () => {
 
   it('a replayed nonce (the same id_token posted twice, with the state cookie the browser had)', async () => {
     const { default: supertest } = await import('supertest');
+    // The student has seen the exam's privacy notice: the launch goes straight to the session.
+    await launch(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
     const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
     const first = await postIdToken(auth, auth.idToken);
     assert.equal(first.status, 302);
