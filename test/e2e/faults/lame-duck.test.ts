@@ -10,6 +10,7 @@ import { parseAutoSubmitForm } from '../../../src/sandbox/demo-lms/index.js';
 import { TEST_PROCESS_IMPORTS, tempDataDir } from '../../helpers/cli.js';
 import { freePort } from '../../helpers/ports.js';
 import { pathOf } from '../../helpers/urls.js';
+import { noticeFormOf } from '../../helpers/lti-flow.js';
 
 interface Tool {
   baseUrl: string;
@@ -44,7 +45,10 @@ async function startTool(env: Record<string, string>): Promise<Tool> {
   return tool;
 }
 
-/** A candidate launch up to its id_token form; `post()` sends the id_token POST. */
+/**
+ * A candidate launch up to its id_token form; `post()` sends the id_token POST (and, on the student's first launch
+ * of the exam, presses the privacy notice's button: the answer is the session's).
+ */
 async function authorizedLaunch(baseUrl: string) {
   const agent = supertest.agent(baseUrl);
   const lms = await agent.get('/sandbox/lms/launch?user=student&presentation=window');
@@ -52,7 +56,13 @@ async function authorizedLaunch(baseUrl: string) {
   const auth = await agent.get(pathOf(toAuth.headers.location as string));
   const form = parseAutoSubmitForm(auth.text);
   assert.ok(form?.fields.id_token, auth.text.slice(0, 200));
-  return { post: () => agent.post(pathOf(form.action)).type('form').send({ id_token: form.fields.id_token, state: form.fields.state ?? '' }).timeout(30_000) };
+  return {
+    post: async () => {
+      const posted = await agent.post(pathOf(form.action)).type('form').send({ id_token: form.fields.id_token, state: form.fields.state ?? '' }).timeout(30_000);
+      const notice = noticeFormOf(posted);
+      return notice ? agent.post(notice.action).type('form').send(notice.fields).timeout(30_000) : posted;
+    },
+  };
 }
 
 describe('SIGTERM: lame duck, then drain', { timeout: 180_000 }, () => {

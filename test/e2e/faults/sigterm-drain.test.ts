@@ -7,6 +7,7 @@ import { parseAutoSubmitForm } from '../../../src/sandbox/demo-lms/index.js';
 import { TEST_PROCESS_IMPORTS, tempDataDir } from '../../helpers/cli.js';
 import { pathOf } from '../../helpers/urls.js';
 import { freePort } from '../../helpers/ports.js';
+import { httpCandidateLaunch } from '../../helpers/http-launch.js';
 import { waitFor } from '../../helpers/wait.js';
 
 describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
@@ -46,6 +47,9 @@ describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
   });
 
   it('finishes every launch in flight, writes their launch records, refuses new connections, closes the pool and exits 0', async () => {
+    // The student has seen the exam's privacy notice (its button pressed once): each launch of the burst goes straight on.
+    const seen = await httpCandidateLaunch(baseUrl, { user: 'student' });
+    assert.deepEqual(seen.steps.map((step) => step.step).slice(-2), ['tool launch (id_token)', 'tool privacy notice (continue)']);
     // Each Launch API call takes 1.5 s: the launches are in flight when the signal comes.
     const fault = await supertest(baseUrl).post('/sandbox/proctoring/_emulator/faults').send({ kind: 'latency', ms: 1500 });
     assert.equal(fault.status, 200);
@@ -93,7 +97,7 @@ describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
     const db = await openDatabase({ dataDir });
     try {
       const recorded = await db.query<{ count: number }>("SELECT count(*)::int AS count FROM launch_log WHERE endpoint = 'candidate' AND outcome = 'redirected'");
-      assert.equal(recorded.rows[0]?.count, 12, 'every launch answered during the drain has its record');
+      assert.equal(recorded.rows[0]?.count, 1 + 12, 'every launch answered during the drain has its record (and the first, through the notice)');
     } finally {
       await db.close();
     }

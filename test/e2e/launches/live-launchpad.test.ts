@@ -8,6 +8,7 @@ import { createLogoStore } from '../../../src/hosted/logos.js';
 import { validateLaunchpad } from '../../../src/proctoring/contract.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { callsDuring, CLAIMS, demoExam, derived, launchAs, oneCall, pressHubButton, ROLES, saveExamSettings, setInstitution, withRoles, type Derived, type Flavor } from '../../helpers/launches.js';
+import { continueFromNotice, noticeFormOf } from '../../helpers/lti-flow.js';
 import { platformKey } from '../../../src/lti/identifiers.js';
 import { invalidateReadCaches } from '../../../src/db/read-cache.js';
 
@@ -113,7 +114,11 @@ describe('live, launchpad, course exam list and settings-derived fields', () => 
         const start = new RegExp(`<form method="post" action="(/lti/course/exams/${exam.id}/start)"[^>]*>\\s*<input type="hidden" name="ltik" value="([^"]+)">`).exec(list.response.text);
         assert.ok(start, 'a button posting the session to start the configured exam');
         assert.equal(start[2], list.ltik);
-        const { result, body } = await oneCall(app, '/v2/candidate/launch', () => list.agent.post(start[1]!).type('form').send({ ltik: start[2] }));
+        const { result, body } = await oneCall(app, '/v2/candidate/launch', async () => {
+          const started = await list.agent.post(start[1]!).type('form').send({ ltik: start[2] });
+          // The student's first start of the exam shows the privacy notice, whose button goes on (later starts go straight in).
+          return noticeFormOf(started) ? continueFromNotice(list.agent, started) : started;
+        });
         assert.equal(result.status, 302);
         assert.equal(body.user_id, d.userId(issuer, '5'));
         assert.equal(body.exam_tag, d.examTag(issuer, '1', 'exam-midterm'));

@@ -11,7 +11,7 @@ import { createExamStore, type Exam } from '../../../src/exams/store.js';
 import { createAccommodationStore } from '../../../src/exams/accommodations/store.js';
 import { installationSecret, startTestApp, type TestApp } from '../../helpers/app.js';
 import { loadCatalog, message } from '../../helpers/catalogs.js';
-import { callsDuring, CLAIMS, launchAs, oneCall } from '../../helpers/launches.js';
+import { callsDuring, CLAIMS, emulator, launchAs, oneCall, retryOf } from '../../helpers/launches.js';
 import { continueFromNotice, noticeFormOf } from '../../helpers/lti-flow.js';
 
 const AP = 'https://purl.imsglobal.org/spec/lti-ap/claim/';
@@ -159,6 +159,27 @@ describe("the student's privacy notice", () => {
     assert.ok([continued.result.headers['set-cookie'] ?? []].flat().some((cookie) => /^lti_ap_[0-9a-f]{32}=/.test(cookie) && /HttpOnly/i.test(cookie)), 'the hand-off cookie comes with the session');
     const again = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window', claims: startProctoring, stopAtNotice: true });
     assert.equal(again.response.status, 302, 'the next start goes straight to the session');
+  });
+
+  it('when the Launch API fails after the button, "Try again" posts the session (and the listed exam) to the button\'s address and goes straight on', async () => {
+    const student = newStudent();
+    const list = await launchAs(app, { user: 'student', flavor: 'moodle', kind: 'course', presentation: 'window', claims: student.claims });
+    const notice = await list.agent.post(`/lti/course/exams/${midterm.id}/start`).type('form').send({ ltik: list.ltik });
+    assert.ok(noticeFormOf(notice));
+    emulator(app).faults.inject({ kind: 'status', status: 503, times: 1 });
+    try {
+      const failed = await continueFromNotice(list.agent, notice);
+      assert.equal(failed.status, 502, failed.text.slice(0, 300));
+      const retry = retryOf(failed.text);
+      assert.ok(retry, 'a "Try again" button');
+      assert.equal(retry.action, '/lti/notice/continue');
+      assert.deepEqual(retry.fields, { ltik: list.ltik, exam: midterm.id });
+      assert.equal(await recorded(midterm, student.sub), true, 'the notice was read: recorded before the session was asked for');
+      const again = await oneCall(app, '/v2/candidate/launch', () => list.agent.post(retry.action).type('form').send(retry.fields));
+      assert.equal(again.result.status, 302, again.result.text.slice(0, 300));
+    } finally {
+      emulator(app).faults.clear();
+    }
   });
 
   it('the button needs the session: without its token nothing starts', async () => {

@@ -18,6 +18,8 @@ describe('upstream failures', () => {
   before(async () => {
     app = await startTestApp({ PROCTORING_TIMEOUT_MS: String(TIMEOUT_MS) });
     exam = await demoExam(app);
+    // The student has seen the exam's privacy notice: their launches below ask the Launch API in the id_token POST.
+    await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
   });
   afterEach(() => {
     emulator(app).faults.clear();

@@ -160,6 +160,8 @@ ${replicas.map((r) => `  server ${r.name} 127.0.0.1:${r.port} check inter 500 fa
   it('serves launches whose login and id_token POST land on different replicas', async (t) => {
     const demo = lms.app.sandbox!.demoLms;
     const table: string[] = [];
+    // The student has seen the exam's privacy notice (a first launch in a window shows it): each launch below is two tool steps.
+    await httpCandidateLaunch(lbUrl, { login: await demo.initiateLogin({ user: 'student', presentation: 'window' }) });
     for (let n = 0; n < 6; n++) {
       const login = await demo.initiateLogin({ user: 'student', presentation: 'window' });
       const { proctoringUrl, steps } = await httpCandidateLaunch(lbUrl, { login });
