@@ -7,6 +7,7 @@ import supertest from 'supertest';
 import { parseAutoSubmitForm } from '../../../src/sandbox/demo-lms/index.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { callsDuring } from '../../helpers/launches.js';
+import { continueFromNotice, noticeFormOf } from '../../helpers/lti-flow.js';
 import { pathOf } from '../../helpers/urls.js';
 
 let app: TestApp;
@@ -36,7 +37,10 @@ async function follow(agent: Agent, response: supertest.Response): Promise<super
   return current;
 }
 
-/** The demo LMS launch of the exam by `user` in the Learn Ultra-like flavour, up to the tool's answer to the id_token. */
+/**
+ * The demo LMS launch of the exam by `user` in the Learn Ultra-like flavour, up to the tool's answer to the id_token (on
+ * the student's first start of the exam, to the privacy notice's button, which starts the session).
+ */
 async function ultraLaunch(agent: Agent, user: string) {
   const examId = app.tool.sandbox!.demoLms.course.exam.id;
   const toLogin = await agent.get(`/sandbox/lms/launch?launch=resource:${user}:${encodeURIComponent(examId)}&flavor=ultra&presentation=window`);
@@ -47,7 +51,8 @@ async function ultraLaunch(agent: Agent, user: string) {
   assert.equal(form.status, 200, form.text.slice(0, 300));
   const idToken = parseAutoSubmitForm(form.text);
   assert.ok(idToken);
-  return agent.post(pathOf(idToken.action)).type('form').send(idToken.fields);
+  const posted = await agent.post(pathOf(idToken.action)).type('form').send(idToken.fields);
+  return noticeFormOf(posted) ? continueFromNotice(agent, posted) : posted;
 }
 
 describe('demo LMS: LTI Proctoring Services (Learn Ultra-like)', () => {
