@@ -68,11 +68,12 @@ describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
       const final = await agent.post(pathOf(form.action)).type('form').send({ id_token: form.fields.id_token, state: form.fields.state ?? '' }).timeout(30_000);
       return { status: final.status, location: String(final.headers.location ?? '') };
     };
-    const burst = Array.from({ length: 12 }, () => launchOnce());
     // The signal comes once the emulator holds every launch's Launch API call (it records them before the latency).
     const received = async () =>
       ((await supertest(baseUrl).get('/sandbox/proctoring/_emulator/received')).body as Array<{ endpoint?: string }>).filter((call) => call.endpoint === '/v2/candidate/launch').length;
-    await waitFor('every launch waiting on its Launch API call', async () => waitingOnLaunchApi === 12 && (await received()) === 12, { timeoutMs: 60_000 });
+    const receivedBefore = await received();
+    const burst = Array.from({ length: 12 }, () => launchOnce());
+    await waitFor('every launch waiting on its Launch API call', async () => waitingOnLaunchApi === 12 && (await received()) - receivedBefore === 12, { timeoutMs: 60_000 });
     child.kill('SIGTERM');
     const signalledAt = Date.now();
     // The listener closes as the drain starts, while the launches in flight are still held by the Launch API.

@@ -34,8 +34,10 @@ describe('launch security', () => {
 
   describe('students', () => {
     it("a launch redirected to the proctoring service leaves no session: its token opens nothing", async () => {
-      // Once the student has seen the exam's privacy notice (whose page carries a session), a launch is a redirect alone.
-      await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' });
+      // The student has seen the exam's privacy notice on the framed start page (a page without a session), so their
+      // launch in a window is the redirect alone.
+      const framed = await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'iframe' });
+      assert.match(framed.response.text, /id="continue-link"/);
       const redirected = await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window', stopAtNotice: true });
       assert.equal(redirected.response.status, 302);
       assert.ok(redirected.ltik, 'ltijs issued a session token');

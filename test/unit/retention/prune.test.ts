@@ -173,7 +173,7 @@ describe('retention', () => {
       assert.equal(entries[0]!.source, 'schedule');
       assert.deepEqual(
         entries[0]!.changes.map((change) => `${change.field}: ${change.old?.replace(/ older than .*/, '')}`),
-        ['launch_log: 2 rows', 'attempts: 2 rows', 'webhook_deliveries: 2 rows', 'admin_audit_log: 1 rows', 'exams (unclaimed deep-linking placeholders): 1 rows', 'course_staff: 3 rows', 'webhook_deliveries (results of those attempts): 2 rows'],
+        ['launch_log: 2 rows', 'attempts: 2 rows', 'webhook_deliveries: 2 rows', 'admin_audit_log: 1 rows', 'exams (unclaimed deep-linking placeholders): 1 rows', 'course_staff: 3 rows', 'webhook_deliveries (results of those attempts): 2 rows', 'privacy_notices: 1 rows'],
       );
       const { rows } = await db.query<{ last_finished_at: Date | null }>("SELECT last_finished_at FROM scheduled_tasks WHERE name = 'retention.prune'");
       assert.ok(rows[0]?.last_finished_at, 'the finished prune is noted');
