@@ -62,6 +62,15 @@ export function toAppError(error: unknown): AppError {
 /** What a 503 asks clients to wait: a database restart or fail-over takes tens of seconds. */
 const RETRY_AFTER_SECONDS = 30;
 
+/**
+ * The address an error page answered to a POST takes in the browser's history (`public/js/error-page.js`): the entry
+ * holds the page itself, so reload, Back and Forward show it again without sending the form again.
+ */
+export const ERROR_AGAIN_PATH = '/lti/error';
+
+/** What the error page needs to keep itself in the history when it answers a form (a POST). */
+export const postedPage = (req: Request) => (req.method === 'POST' ? { againPath: ERROR_AGAIN_PATH } : {});
+
 export const notFound: RequestHandler = (_req, _res, next) => next(new NotFoundError());
 
 /** Answers an error with a page of its own and returns true, or returns false for an error it does not own. */
@@ -110,6 +119,8 @@ export function errorHandler(logger: Logger, ownAnswers: readonly OwnAnswer[] = 
       adminMessage,
       incidentId: appError.options.ordinary ? undefined : appError.incidentId,
       ...retryOf(req, res, appError),
+      // Answered to a form: the page's script keeps it in the history entry, so reload and Back send nothing again.
+      ...postedPage(req),
     });
   };
 }

@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import { translatorOf } from '../i18n/middleware.js';
+import { ERROR_AGAIN_PATH } from '../http/error-handler.js';
 
 /**
  * The staff pages whose history entries a browser loads again by GET (Back, reload): each is answered to a POST of
@@ -16,6 +17,11 @@ export function createResumeRoutes(): Router {
   router.get([...RESUMABLE_PAGES], (req, res) => {
     const { t } = translatorOf(req, res);
     res.set('Cache-Control', 'no-store').render('launch/resume', { title: t('student:continue.resumeTitle'), action: req.originalUrl.split('?')[0] });
+  });
+  // Reload, Back or Forward to an error page that answered a POST: its script shows the page the entry holds.
+  router.get(ERROR_AGAIN_PATH, (req, res) => {
+    const { t } = translatorOf(req, res);
+    res.set('Cache-Control', 'no-store').render('launch/error-again', { title: t('common:error.againTitle') });
   });
   return router;
 }

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { wantsJson, type OwnAnswer } from '../http/error-handler.js';
+import { postedPage, wantsJson, type OwnAnswer } from '../http/error-handler.js';
 import { requestLogger } from '../http/request-id.js';
 import { translatorOf } from '../i18n/middleware.js';
 import type { Logger } from '../logger.js';
@@ -56,6 +56,8 @@ function answerRefusal(req: Request, res: Response, refusal: LtiRefusal, status:
     message: userMessageFor(refusal.code, t),
     incidentId,
     registration: refusal.registration,
+    // The launch's POST (id_token) or a form: reload and Back show this page again without sending it again.
+    ...postedPage(req),
   });
 }
 
