@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { BrowserContext, Frame, Page, Response } from 'playwright-core';
 import type { TestApp } from './app.js';
+import { untilSession } from './demo-course.js';
 
 /**
  * Driving the demo LMS's course page in Chromium from another site than the tool, as Canvas and Moodle
@@ -68,7 +69,8 @@ export function framedLaunchDriver(app: TestApp, origins: { tool: string; lms: s
     },
 
     async assertCandidatePage(target, launchesBefore) {
-      await target.waitForURL(/\/sandbox\/proctoring\/session\//, { timeout: 20_000 });
+      // A student's first launch of the exam at the top level shows the privacy notice: its button goes on.
+      await untilSession(target);
       assert.equal(new URL(target.url()).origin, toolOrigin);
       await target.getByRole('heading', { name: 'Proctored exam session' }).waitFor({ timeout: 10_000 });
       await target.locator('#submit-exam').waitFor({ timeout: 10_000 });
