@@ -154,6 +154,10 @@ describe('instructor pages in every language: no English catalogue text left', (
       assert.doesNotMatch(outside, /https:\/\/|\\\./, `outside an LTR island: ${line}`);
       assert.equal(line.match(/<bdi dir="ltr">/g)?.length, 2, `before and after, each an island: ${line}`);
     }
+    // The deep-linking picker's example address, inside its Arabic sentence.
+    const pickerHelp = /<p class="help" id="dl-quiz_url-help">([\s\S]*?)<\/p>/.exec(pages[4]?.[1] ?? '')?.[1] ?? '';
+    assert.match(pickerHelp, /<bdi class="example" dir="ltr">https:\/\/moodle\.example\.edu\/mod\/quiz\/view\.php\?id=42<\/bdi>/, `the picker's example: ${pickerHelp}`);
+    assert.doesNotMatch(decodeHtml(pickerHelp.replace(/<bdi[^>]*>[^<]*<\/bdi>/g, '')), /https:\/\//, 'no address outside the island');
     const quiz = /<dd><bdi dir="ltr">(https?:\/\/[^<]+)<\/bdi><\/dd>/.exec(hub);
     assert.ok(quiz, 'the quiz address is an LTR island');
     for (const code of hub.matchAll(/<code\b([^>]*)>([^<]*)<\/code>/g)) {
