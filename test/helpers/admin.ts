@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import supertest from 'supertest';
 import { createAdminConsole } from '../../src/admin/index.js';
@@ -11,6 +9,7 @@ import { createPlatformActivity } from '../../src/lti/platform-activity.js';
 import { createRefusedRegistrations } from '../../src/lti/refused-registrations.js';
 import { createLogger } from '../../src/logger.js';
 import { TEST_ENCRYPTION_KEY, type TestApp } from './app.js';
+import { startStub } from './hosted.js';
 
 export const ADMIN_TEST_PASSWORD = 'correct horse battery staple';
 
@@ -69,14 +68,5 @@ export async function startSecondConsole(app: TestApp, options: { signInLimits?:
       ...(options.signInLimits ? { signInLimits: options.signInLimits } : {}),
     }).router,
   );
-  const server = createServer(views);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return startStub(views);
 }

@@ -18,7 +18,7 @@ export function signHostedToken(secret: string, payload: Record<string, unknown>
 /** The sandbox account's api_key (consumer key + MD5 of the secret), for calling the emulator directly. */
 export const SANDBOX_API_KEY = `sandbox-consumer${createHash('md5').update('sandbox-secret').digest('hex')}`;
 
-/** A throwaway HTTP server on 127.0.0.1 (a stand-in memberships endpoint that fails or hangs). */
+/** A throwaway HTTP server on 127.0.0.1: a stand-in endpoint (memberships that fail or hang), or a second console. */
 export async function startStub(handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
