@@ -7,7 +7,10 @@ import {
   isCourseStaffRole,
   mapRoles,
   parseRole,
+  proctorRoleRefusal,
+  roleDisplay,
   roleKey,
+  roleLabel,
   type LaunchTarget,
   type MapRolesInput,
   type ParsedRole,
@@ -405,5 +408,200 @@ describe('isCourseStaffRole', () => {
     for (const role of ['Learner', 'http://purl.imsglobal.org/vocab/lis/v2/membership#Learner', 'Mentor', 'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor', 'http://purl.imsglobal.org/vocab/lti/system/person#TestUser', 'Member', '']) {
       assert.equal(isCourseStaffRole(role), false, role);
     }
+  });
+});
+
+// Whole decisions, sentence and reason-as-data included, written out by hand: the troubleshooting panel shows the
+// sentence to administrators, and the hub words its explanation from `why`.
+describe('mapRoles: the whole decision', () => {
+  const none = { canEditSettings: false, canReview: false, canProctor: false, isTestUser: false, isAdmin: false };
+  const full = { canEditSettings: true, canReview: true, canProctor: true, isTestUser: false, isAdmin: false };
+  const table: [string, MapRolesInput, RoleDecision][] = [
+    ['test user', { roles: [`${M}Learner`, TEST_USER] }, {
+      kind: 'candidate', ...none, isTestUser: true, matched: [TEST_USER],
+      reason: 'LMS test user (such as Canvas Student View): opens exams as a candidate, attempts marked as tests.',
+      why: { kind: 'testUser' },
+    }],
+    ['teacher', { roles: [`${M}Instructor`, `${INST}Instructor`, `${SYS}User`] }, {
+      kind: 'instructor', ...full, matched: [`${M}Instructor`],
+      reason: 'Instructor (Instructor): instructor hub.',
+      why: { kind: 'staff', staff: ['instructor'], roles: ['Instructor'], settingsReadOnly: false, noReviewOrLive: false },
+    }],
+    ['teaching assistant who may not edit', { roles: [`${M}Instructor`, `${SUB}Instructor#TeachingAssistant`] }, {
+      kind: 'instructor', ...full, canEditSettings: false, matched: [`${SUB}Instructor#TeachingAssistant`],
+      reason: 'Teaching assistant (Instructor#TeachingAssistant): instructor hub (read-only: teaching assistants at this institution may not change exam settings).',
+      why: { kind: 'staff', staff: ['teachingAssistant'], roles: ['Instructor#TeachingAssistant'], settingsReadOnly: true, noReviewOrLive: false },
+    }],
+    ['teacher and designer', { roles: [`${M}Instructor`, `${M}ContentDeveloper`] }, {
+      kind: 'instructor', ...full, matched: [`${M}Instructor`, `${M}ContentDeveloper`],
+      reason: 'Instructor and content developer (Instructor, ContentDeveloper): instructor hub.',
+      why: { kind: 'staff', staff: ['instructor', 'contentDeveloper'], roles: ['Instructor', 'ContentDeveloper'], settingsReadOnly: false, noReviewOrLive: false },
+    }],
+    ['designer', { roles: [`${M}ContentDeveloper`] }, {
+      kind: 'instructor', ...none, canEditSettings: true, matched: [`${M}ContentDeveloper`],
+      reason: 'Content developer (ContentDeveloper): instructor hub (may not open the review center or monitor exams live).',
+      why: { kind: 'staff', staff: ['contentDeveloper'], roles: ['ContentDeveloper'], settingsReadOnly: false, noReviewOrLive: true },
+    }],
+    ['designer who is also a named proctor', { roles: [`${M}ContentDeveloper`, `${SUB}Mentor#Reviewer`], proctorRoles: [`${SUB}Mentor#Reviewer`] }, {
+      kind: 'instructor', ...none, canEditSettings: true, canProctor: true, matched: [`${M}ContentDeveloper`, `${SUB}Mentor#Reviewer`],
+      reason: 'Content developer (ContentDeveloper, Mentor#Reviewer): instructor hub.',
+      why: { kind: 'staff', staff: ['contentDeveloper'], roles: ['ContentDeveloper', 'Mentor#Reviewer'], settingsReadOnly: false, noReviewOrLive: false },
+    }],
+    ['course administrator', { roles: [`${M}Administrator`] }, {
+      kind: 'instructor', ...full, matched: [`${M}Administrator`],
+      reason: 'Course administrator (Administrator): instructor hub.',
+      why: { kind: 'staff', staff: ['courseAdministrator'], roles: ['Administrator'], settingsReadOnly: false, noReviewOrLive: false },
+    }],
+    ['LMS system administrator', { roles: [`${SYS}Administrator`] }, {
+      kind: 'instructor', ...full, isAdmin: true, matched: [`${SYS}Administrator`],
+      reason: 'LMS system administrator (system Administrator): instructor hub.',
+      why: { kind: 'staff', staff: ['systemAdministrator'], roles: ['system Administrator'], settingsReadOnly: false, noReviewOrLive: false },
+    }],
+    ['named proctor', { roles: [`${SUB}Mentor#Reviewer`], proctorRoles: [`${SUB}Mentor#Reviewer`] }, {
+      kind: 'proctor', ...none, canProctor: true, matched: [`${SUB}Mentor#Reviewer`],
+      reason: 'Proctor role from the platform settings (Mentor#Reviewer): may monitor exams live and open the launchpad.',
+      why: { kind: 'proctor', roles: ['Mentor#Reviewer'] },
+    }],
+    ['observer', { roles: [`${M}Mentor`] }, {
+      kind: 'none', ...none, matched: [`${M}Mentor`],
+      reason: 'Observer (Mentor): observers cannot open proctored exams.',
+      why: { kind: 'observer', roles: ['Mentor'] },
+    }],
+    ['observer written as a Manager sub-role', { roles: [`${SUB}Manager#Observer`, `${SUB}Manager#ExternalObserver`] }, {
+      kind: 'none', ...none, matched: [`${SUB}Manager#Observer`, `${SUB}Manager#ExternalObserver`],
+      reason: 'Observer (Manager#Observer, Manager#ExternalObserver): observers cannot open proctored exams.',
+      why: { kind: 'observer', roles: ['Manager#Observer', 'Manager#ExternalObserver'] },
+    }],
+    ['learner', { roles: [`${M}Learner`, `${INST}Student`, `${SYS}User`] }, {
+      kind: 'candidate', ...none, matched: [`${M}Learner`],
+      reason: 'Learner in this course (Learner): opens exams as a candidate.',
+      why: { kind: 'learner', roles: ['Learner'] },
+    }],
+    ['no roles', { roles: [] }, {
+      kind: 'none', ...none, matched: [],
+      reason: 'The launch carried no roles, so no access to proctored exams.',
+      why: { kind: 'noRoles' },
+    }],
+    ['only empty role strings and a value that is not a string', { roles: ['', '  ', 5 as unknown as string] }, {
+      kind: 'none', ...none, matched: [],
+      reason: 'The launch carried no roles, so no access to proctored exams.',
+      why: { kind: 'noRoles' },
+    }],
+    ['institution roles only', { roles: [`${INST}Faculty`, `${SYS}User`] }, {
+      kind: 'none', ...none, matched: [],
+      reason: 'No course role that opens proctored exams; institution roles (institution Faculty) never grant rights in a course.',
+      why: { kind: 'institutionOnly', roles: ['institution Faculty'] },
+    }],
+    ['no course role that opens exams', { roles: [`${M}Member`, `${SYS}User`] }, {
+      kind: 'none', ...none, matched: [],
+      reason: 'No course role that opens proctored exams among the roles received (Member, system User).',
+      why: { kind: 'noCourseRole', roles: ['Member', 'system User'] },
+    }],
+  ];
+  for (const [name, input, expected] of table) {
+    it(name, () => assert.deepEqual(mapRoles(input), expected));
+  }
+
+  it('every teaching-assistant sub-role, and the LTI 1.1 principal, is a teaching assistant', () => {
+    const roles = [
+      `${SUB}Instructor#TeachingAssistant`, `${SUB}Instructor#TeachingAssistantGroup`, `${SUB}Instructor#TeachingAssistantOffering`,
+      `${SUB}Instructor#TeachingAssistantSection`, `${SUB}Instructor#TeachingAssistantSectionAssociation`,
+      `${SUB}Instructor#TeachingAssistantTemplate`, `${SUB}Instructor#Grader`, 'TeachingAssistant',
+    ];
+    for (const role of roles) {
+      const decision = mapRoles({ roles: [role] });
+      assert.deepEqual([decision.kind, decision.canEditSettings, decision.canReview, decision.why], ['instructor', false, true, {
+        kind: 'staff', staff: ['teachingAssistant'], roles: [roleLabel(parseRole(role))], settingsReadOnly: true, noReviewOrLive: false,
+      }], role);
+    }
+  });
+
+  it('a staff role stays staff while one of its roles is not a named proctor role', () => {
+    const roles = [`${SUB}Instructor#TeachingAssistant`, 'TeachingAssistant'];
+    assert.equal(mapRoles({ roles, proctorRoles: ['Instructor#TeachingAssistant'] }).kind, 'instructor');
+    assert.equal(mapRoles({ roles, proctorRoles: ['Instructor#TeachingAssistant', 'TeachingAssistant'] }).kind, 'proctor');
+  });
+});
+
+describe('role names', () => {
+  it('every name the tool acts on gets its canonical spelling, whatever the case received', () => {
+    const names: [string, string[]][] = [
+      [M, ['Administrator', 'ContentDeveloper', 'Instructor', 'Learner', 'Mentor', 'Manager', 'Member', 'Officer', 'TeachingAssistant',
+        'TeachingAssistantGroup', 'TeachingAssistantOffering', 'TeachingAssistantSection', 'TeachingAssistantSectionAssociation',
+        'TeachingAssistantTemplate', 'Grader', 'Observer', 'ExternalObserver']],
+      [INST, ['Administrator', 'Faculty', 'Instructor', 'Learner', 'Staff', 'Student']],
+      [SYS, ['Administrator', 'SysAdmin', 'TestUser', 'User', 'None']],
+    ];
+    for (const [prefix, known] of names) {
+      for (const name of known) assert.equal(parseRole(`${prefix}${name.toLowerCase()}`).principal, name, `${prefix}${name}`);
+    }
+  });
+
+  const table: [string, ParsedRole][] = [
+    [`${M}Learner/NonCreditLearner`, { scope: 'membership', principal: 'Learner', subRole: 'NonCreditLearner' }],
+    [`${M}Learner extra`, { scope: 'unknown', principal: `${M}Learner extra` }],
+    [`${SUB}Instructor#TeachingAssistant#x`, { scope: 'unknown', principal: `${SUB}Instructor#TeachingAssistant#x` }],
+    [`${SUB}Instructor#Teaching Assistant`, { scope: 'unknown', principal: `${SUB}Instructor#Teaching Assistant` }],
+    ['https://purl.imsglobal.org/vocab/lis/v2/membership#Instructor', { scope: 'membership', principal: 'Instructor' }],
+    [5 as unknown as string, { scope: 'unknown', principal: '' }],
+  ];
+  for (const [role, expected] of table) {
+    it(`parses ${JSON.stringify(role)}`, () => assert.deepEqual(parseRole(role), expected));
+  }
+
+  it('keys an unrecognised string by its trimmed text', () => {
+    assert.equal(roleKey('not a role'), 'unknown:not a role');
+    assert.equal(roleKey('  not a role  '), 'unknown:not a role');
+    assert.equal(roleKey(5 as unknown as string), 'unknown:');
+    assert.equal(roleKey(`${SUB}Instructor#TeachingAssistant`), 'membership:Instructor#TeachingAssistant');
+  });
+
+  it('labels a role for explanations', () => {
+    assert.equal(roleLabel({ scope: 'membership', principal: 'Instructor', subRole: 'TeachingAssistant' }), 'Instructor#TeachingAssistant');
+    assert.equal(roleLabel({ scope: 'institution', principal: 'Faculty' }), 'institution Faculty');
+    assert.equal(roleLabel({ scope: 'unknown', principal: '' }), 'unknown (empty)');
+  });
+
+  const displays: [string, ReturnType<typeof roleDisplay>][] = [
+    [`${M}Instructor`, { group: 'course', name: 'Instructor' }],
+    [`${SUB}Instructor#TeachingAssistant`, { group: 'course', name: 'TeachingAssistant (Instructor)' }],
+    [`${INST}Faculty`, { group: 'institution', name: 'Faculty' }],
+    [TEST_USER, { group: 'system', name: 'TestUser' }],
+    ['  not a role ', { group: 'other', name: 'not a role' }],
+    ['   ', { group: 'other', name: '' }],
+  ];
+  for (const [role, expected] of displays) {
+    it(`shows ${JSON.stringify(role)} without its vocabulary`, () => assert.deepEqual(roleDisplay(role), expected));
+  }
+});
+
+describe('proctorRoleRefusal', () => {
+  const table: [string, ReturnType<typeof proctorRoleRefusal>][] = [
+    [`${M}Learner`, 'learner'],
+    [`${M}Learner/NonCreditLearner`, 'learner'],
+    [`${SUB}Instructor#Learner`, 'learner'],
+    [`${INST}Student`, 'learner'],
+    ['Student', undefined],
+    [`${SYS}Student`, 'notCourse'],
+    [`${INST}Faculty`, 'notCourse'],
+    ['urn:lti:instrole:ims/lis/Staff', 'notCourse'],
+    [`${SYS}Administrator`, 'notCourse'],
+    [TEST_USER, 'notCourse'],
+    ['http://purl.imsglobal.org/vocab/lis/v2/person#Administrator', 'notCourse'],
+    ['  https://purl.imsglobal.org/vocab/lis/v2/person#Administrator', 'notCourse'],
+    ['x http://purl.imsglobal.org/vocab/lis/v2/person#Administrator', undefined],
+    [`${M}Instructor`, undefined],
+    [`${SUB}Instructor#TeachingAssistant`, undefined],
+    ['Proctor', undefined],
+  ];
+  for (const [role, expected] of table) {
+    it(`${JSON.stringify(role)}: ${expected ?? 'may be a proctor role'}`, () => assert.equal(proctorRoleRefusal(role), expected));
+  }
+});
+
+describe('decideLaunchTarget: decisions mapRoles does not make', () => {
+  it('refuses a decision of no kind even where it says it may proctor, and a proctor who may not', () => {
+    assert.equal(decideLaunchTarget({ decision: { kind: 'none', canProctor: true }, hasResourceLink: false }), 'forbidden');
+    assert.equal(decideLaunchTarget({ decision: { kind: 'proctor', canProctor: false }, hasResourceLink: true }), 'forbidden');
   });
 });
