@@ -1,7 +1,7 @@
 // Runs every test/**/*.test.ts file with node's test runner (each file in its own process), then prints the
 // skipped tests with their reasons and the slowest files. Node 20's --test does not expand globs or pick up .ts
 // files itself, hence this small launcher.
-// Usage: npm test [-- path-or-substring ...]
+// Usage: npm test [-- path-or-substring ...] [--exclude path-or-substring ...]
 // Environment: TEST_CONCURRENCY (files at a time), TEST_REPORT (keep the JSON report of every test at this path),
 // TEST_RANDOMIZE=1 (tests in a random order within each file, where the Node.js version offers it; the seed is
 // printed, TEST_RANDOM_SEED repeats an order).
@@ -18,10 +18,15 @@ function findTests(dir) {
   });
 }
 
-const filters = process.argv.slice(2);
+// Arguments after `--exclude` leave out the files whose path contains one of them.
+const args = process.argv.slice(2);
+const excludeAt = args.indexOf('--exclude');
+const filters = excludeAt === -1 ? args : args.slice(0, excludeAt);
+const exclusions = excludeAt === -1 ? [] : args.slice(excludeAt + 1);
 const files = findTests('test')
   .map((f) => relative('.', f))
   .filter((f) => filters.length === 0 || filters.some((pattern) => f.includes(pattern)))
+  .filter((f) => !exclusions.some((pattern) => f.includes(pattern)))
   .sort();
 if (files.length === 0) {
   console.error('No test files matched.');
@@ -65,7 +70,8 @@ child.on('exit', (code, signal) => {
 function summarize(tests) {
   const count = (status) => tests.filter((test) => test.kind === 'test' && test.status === status).length;
   const skipped = tests.filter((test) => test.status === 'skip');
-  console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s: ${count('pass')} passed, ${count('fail')} failed, ${skipped.length} skipped, ${count('todo')} todo.`);
+  const leftOut = exclusions.length > 0 ? ` (left out: files under ${exclusions.join(', ')})` : '';
+  console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s${leftOut}: ${count('pass')} passed, ${count('fail')} failed, ${skipped.length} skipped, ${count('todo')} todo.`);
   for (const test of skipped) console.log(`  skipped: ${test.file} › ${test.name.join(' › ')}${test.kind === 'suite' ? ' (the whole suite)' : ''}: ${test.reason || 'no reason given'}`);
   const perFile = new Map();
   for (const test of tests) if (test.name.length === 1) perFile.set(test.file, (perFile.get(test.file) ?? 0) + test.durationMs);

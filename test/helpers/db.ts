@@ -17,17 +17,20 @@ export interface TestDatabase extends Database {
  * A dump of a new PGlite cluster, with every migration applied when `migrated`, made by the first test process
  * that needs it and kept on disk under a key of the PGlite version and the migrations' source: a test database
  * starts from it instead of running initdb (seconds of CPU in WebAssembly) and every migration again.
+ * Each start copies the whole dump into memory, so it is kept small: 1 MiB write-ahead log segments instead of
+ * 16 (30 instead of 40 MB) and a checkpoint first, so the start replays no log.
  */
 async function pgliteTemplate(migrated: boolean): Promise<Blob> {
-  const path = join(TEST_CACHE, `pglite-${databaseTemplateKey(migrated)}.tar`);
+  const path = join(TEST_CACHE, `pglite-small-wal-${databaseTemplateKey(migrated)}.tar`);
   try {
     return new Blob([readFileSync(path)]);
   } catch {
     // not made yet
   }
-  const pg = await PGlite.create();
+  const pg = await PGlite.create({ initDbStartParams: ['--wal-segsize=1'] });
   try {
     if (migrated) await migrate(await pgliteDatabase(pg));
+    await pg.query('CHECKPOINT');
     const dump = Buffer.from(await (await pg.dumpDataDir('none')).arrayBuffer());
     mkdirSync(TEST_CACHE, { recursive: true });
     // Written aside and renamed, so a test process never reads half a template another one is writing.
