@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { z } from 'zod';
 import { propertyRuns } from '../../helpers/property-runs.js';
 import { apiKeyFor } from '../../../src/proctoring/api-key.js';
 import {
@@ -8,13 +9,16 @@ import {
   EXAM_SETTINGS_MEMBERS,
   EXAM_SETTINGS_OFF,
   FRAME_METRICS,
+  HOSTNAME,
   PROCTOR_SETTINGS,
   RESERVED_EXAM_TAGS,
   candidateLaunchSchema,
+  isAbsoluteHttpUrl,
   launchpadSchema,
   liveLaunchSchema,
   reviewerLaunchSchema,
   subscribeSchema,
+  toViolations,
   validateBehaviorSettings,
   validateBreakSettings,
   validateCandidateLaunch,
@@ -27,6 +31,7 @@ import {
   validateUnsubscribe,
   type Rule,
   type ValidationResult,
+  type Violation,
 } from '../../../src/proctoring/contract.js';
 import { FIELD_LABELS, fieldLabel } from '../../../src/proctoring/labels.js';
 import {
@@ -426,5 +431,151 @@ describe('apiKeyFor', () => {
   });
   it('returns a ready API key as is', () => {
     assert.equal(apiKeyFor({ apiKey: 'ready' }), 'ready');
+  });
+});
+
+// The sentences below are written out by hand: they are what an instructor reads beside a field.
+const labelled = (path: string) => `'${fieldLabel(path)}'`;
+const violationsOf = (result: ValidationResult<unknown>): Violation[] => (result.ok ? [] : result.violations);
+const at = (result: ValidationResult<unknown>, path: string) => violationsOf(result).filter((v) => v.path === path);
+
+describe('toViolations: each kind of zod issue in words', () => {
+  const refused = (schema: z.ZodType, input: unknown, prefix?: string): Violation[] => {
+    const result = schema.safeParse(input);
+    assert.equal(result.success, false, 'the example must be refused');
+    return result.success ? [] : prefix === undefined ? toViolations(result.error.issues, input) : toViolations(result.error.issues, input, prefix);
+  };
+  const failing = (params?: object) => z.string().refine(() => false, params ? { params } : undefined);
+  const table: [string, z.ZodType, unknown, string | undefined, Violation[]][] = [
+    ['an unknown field at the root', z.strictObject({}), { x: 1 }, undefined, [{ path: 'x', rule: 'unknown_field', message: "'x' is not a field the proctoring service accepts." }]],
+    ['an unknown field in a group', z.strictObject({ branding: z.strictObject({}) }), { branding: { x: 1 } }, undefined, [
+      { path: 'branding.x', rule: 'unknown_field', message: `'x' is not a field the proctoring service accepts in ${labelled('branding')}.` },
+    ]],
+    ['an unknown field of standalone settings', z.strictObject({}), { x: 1 }, 'exam_settings', [
+      { path: 'exam_settings.x', rule: 'unknown_field', message: `'x' is not a field the proctoring service accepts in ${labelled('exam_settings')}.` },
+    ]],
+    ['a missing field', z.object({ user_id: z.string() }), {}, undefined, [{ path: 'user_id', rule: 'required', message: `${labelled('user_id')} is required.` }]],
+    ['a body that is not an object', z.object({}), [], undefined, [{ path: '', rule: 'type', message: 'The request body must be a group of settings (an object).', params: { expected: 'object' } }]],
+    ['text expected', z.object({ user_id: z.string() }), { user_id: 5 }, undefined, [{ path: 'user_id', rule: 'type', message: `${labelled('user_id')} must be text.`, params: { expected: 'string' } }]],
+    ['true or false expected, with the settings prefix', z.object({ record_video: z.boolean() }), { record_video: 'yes' }, 'exam_settings', [
+      { path: 'exam_settings.record_video', rule: 'type', message: `${labelled('exam_settings.record_video')} must be true or false.`, params: { expected: 'boolean' } },
+    ]],
+    ['a number expected', z.object({ expire: z.number() }), { expire: 'x' }, undefined, [{ path: 'expire', rule: 'type', message: `${labelled('expire')} must be a whole number.`, params: { expected: 'number' } }]],
+    ['a whole number expected, a fraction received', z.object({ expire: z.int() }), { expire: 1.5 }, undefined, [{ path: 'expire', rule: 'integer', message: `${labelled('expire')} must be a whole number.` }]],
+    ['a whole number expected, text received', z.object({ expire: z.int() }), { expire: 'x' }, undefined, [{ path: 'expire', rule: 'type', message: `${labelled('expire')} must be a whole number.`, params: { expected: 'number' } }]],
+    ['a list expected', z.object({ allowed_macos_apps: z.array(z.string()) }), { allowed_macos_apps: 'x' }, 'exam_settings', [
+      { path: 'exam_settings.allowed_macos_apps', rule: 'type', message: `${labelled('exam_settings.allowed_macos_apps')} must be a list.`, params: { expected: 'array' } },
+    ]],
+    ['a type without words', z.object({ x: z.bigint() }), { x: 'y' }, undefined, [{ path: 'x', rule: 'type', message: "'x' must be bigint.", params: { expected: 'bigint' } }]],
+    ['one of several texts', z.object({ type: z.literal(['a', 'b']) }), { type: 'c' }, undefined, [{ path: 'type', rule: 'enum', message: `${labelled('type')} must be one of 'a', 'b'.`, params: { values: 'a|b' } }]],
+    ['one of several numbers without names', z.object({ x: z.literal([1, 2]) }), { x: 3 }, undefined, [{ path: 'x', rule: 'enum', message: "'x' must be one of 1, 2.", params: { values: '1|2' } }]],
+    ['one of a number and a text', z.object({ x: z.literal([1, 'a']) }), { x: 'b' }, undefined, [{ path: 'x', rule: 'enum', message: "'x' must be one of 1, 'a'.", params: { values: '1|a' } }]],
+    ['one of several numbers, text received', z.object({ x: z.literal([1, 2]) }), { x: '1' }, undefined, [{ path: 'x', rule: 'type', message: "'x' must be a whole number.", params: { expected: 'int' } }]],
+    ['one of several numbers, a fraction received', z.object({ x: z.literal([1, 2]) }), { x: 1.5 }, undefined, [{ path: 'x', rule: 'integer', message: "'x' must be a whole number." }]],
+    ['one of several numbers, missing', z.object({ x: z.literal([1, 2]) }), {}, undefined, [{ path: 'x', rule: 'required', message: "'x' is required." }]],
+    ['too many entries', z.object({ x: z.array(z.string()).max(2) }), { x: ['a', 'b', 'c'] }, undefined, [{ path: 'x', rule: 'max_items', message: "'x' may list at most 2 entries.", params: { max: 2 } }]],
+    ['too few entries', z.object({ x: z.array(z.string()).min(2) }), { x: ['a'] }, undefined, [{ path: 'x', rule: 'max_items', message: "'x' must list at least 2 entries.", params: { min: 2 } }]],
+    ['text too long', z.object({ x: z.string().max(3) }), { x: 'abcd' }, undefined, [{ path: 'x', rule: 'max_length', message: "'x' must be at most 3 characters long.", params: { max: 3 } }]],
+    ['text too short', z.object({ x: z.string().min(2) }), { x: 'a' }, undefined, [{ path: 'x', rule: 'min_length', message: "'x' must be at least 2 characters long.", params: { min: 2 } }]],
+    ['a number too big', z.object({ x: z.number().max(5) }), { x: 6 }, undefined, [{ path: 'x', rule: 'range', message: "'x' must be at most 5.", params: { max: 5 } }]],
+    ['a number too small', z.object({ x: z.number().min(1) }), { x: 0 }, undefined, [{ path: 'x', rule: 'range', message: "'x' must be at least 1.", params: { min: 1 } }]],
+    ['neither of two types', z.object({ x: z.union([z.string(), z.number()]) }), { x: true }, undefined, [{ path: 'x', rule: 'type', message: "'x' has the wrong type." }]],
+    ['neither of two types, missing', z.object({ x: z.union([z.string(), z.number()]) }), {}, undefined, [{ path: 'x', rule: 'required', message: "'x' is required." }]],
+    ['a check without a rule', z.object({ x: failing() }), { x: 'a' }, undefined, [{ path: 'x', rule: 'type', message: "'x' is not valid." }]],
+    ['an exact length', z.object({ x: failing({ rule: 'length', min: 3, max: 3 }) }), { x: 'a' }, undefined, [{ path: 'x', rule: 'length', message: "'x' must be exactly 3 characters long.", params: { min: 3, max: 3 } }]],
+    ['not empty', z.object({ x: failing({ rule: 'min_length', min: 1 }) }), { x: '' }, undefined, [{ path: 'x', rule: 'min_length', message: "'x' must not be empty.", params: { min: 1 } }]],
+    ['a least length', z.object({ x: failing({ rule: 'min_length', min: 4 }) }), { x: 'a' }, undefined, [{ path: 'x', rule: 'min_length', message: "'x' must be at least 4 characters long.", params: { min: 4 } }]],
+    ['a most length', z.object({ x: failing({ rule: 'max_length', max: 9 }) }), { x: 'a' }, undefined, [{ path: 'x', rule: 'max_length', message: "'x' must be at most 9 characters long.", params: { max: 9 } }]],
+    ['a lower bound', z.object({ x: failing({ rule: 'range', min: 0 }) }), { x: 'a' }, undefined, [{ path: 'x', rule: 'range', message: "'x' must be at least 0.", params: { min: 0 } }]],
+    ['a range', z.object({ x: failing({ rule: 'range', min: 1, max: 5 }) }), { x: 'a' }, undefined, [{ path: 'x', rule: 'range', message: "'x' must be between 1 and 5.", params: { min: 1, max: 5 } }]],
+    ['a pattern with its sentence ending', z.object({ x: failing({ rule: 'pattern', text: 'may contain only digits.' }) }), { x: 'a' }, undefined, [{ path: 'x', rule: 'pattern', message: "'x' may contain only digits." }]],
+    ['a regular expression keeps its detail', z.object({ x: failing({ rule: 'regex', text: 'must be a valid regular expression.' }) }), { x: 'a' }, undefined, [
+      { path: 'x', rule: 'regex', message: "'x' must be a valid regular expression.", params: { detail: 'must be a valid regular expression.' } },
+    ]],
+    ['a rule without an ending', z.object({ x: failing({ rule: 'hostname' }) }), { x: 'a' }, undefined, [{ path: 'x', rule: 'hostname', message: "'x' is not valid." }]],
+    ['a whole sentence', z.object({ x: failing({ rule: 'post_auth_requires_pre_auth', message: 'Send a pre-authentication address too.' }) }), { x: 'a' }, undefined, [
+      { path: 'x', rule: 'post_auth_requires_pre_auth', message: 'Send a pre-authentication address too.' },
+    ]],
+    ['an issue zod names otherwise', z.object({ x: z.email() }), { x: 'a' }, undefined, [{ path: 'x', rule: 'type', message: "'x' is not valid." }]],
+    ['the same rule twice on one field', z.object({ x: z.string().refine(() => false, { params: { rule: 'pattern' } }).refine(() => false, { params: { rule: 'pattern' } }) }), { x: 'a' }, undefined, [
+      { path: 'x', rule: 'pattern', message: "'x' is not valid." },
+    ]],
+  ];
+  for (const [name, schema, input, prefix, expected] of table) {
+    it(name, () => assert.deepEqual(refused(schema, input, prefix), expected));
+  }
+
+  it('reads the received value through anything that is not an object as missing', () => {
+    const issue = (path: string[]): z.core.$ZodIssue => ({ code: 'invalid_type', expected: 'string', path, message: '', input: undefined });
+    assert.deepEqual(toViolations([issue(['a', 'b'])], { a: 'text' }), [{ path: 'a.b', rule: 'required', message: "'b' is required." }]);
+    assert.deepEqual(toViolations([issue(['a', 'b'])], { a: null }), [{ path: 'a.b', rule: 'required', message: "'b' is required." }]);
+  });
+});
+
+describe('the contract: each field rule in its words', () => {
+  const candidate = (overrides: Record<string, unknown>) => validateCandidateLaunch({ ...candidateRequest(), ...overrides });
+  const staff = { user_id: 'reviewer1', exam_settings: EXAM_SETTINGS_OFF };
+  const table: [string, ValidationResult<unknown>, string, Violation[]][] = [
+    ['an address that is not http(s)', candidate({ launch_url: 'ftp://lms.example.edu/quiz', exam_start: '.*' }), 'launch_url', [
+      { path: 'launch_url', rule: 'absolute_url', message: `${labelled('launch_url')} must be a full web address starting with https:// (or http://).` },
+    ]],
+    ['an identifier with a space', candidate({ attempt_id: 'a 1' }), 'attempt_id', [
+      { path: 'attempt_id', rule: 'pattern', message: `${labelled('attempt_id')} may contain only letters, digits and hyphens.` },
+    ]],
+    ['a fraction of a second', candidate({ expire: 1.5 }), 'expire', [{ path: 'expire', rule: 'integer', message: `${labelled('expire')} must be a whole number.` }]],
+    ['an exam tag with a space', candidate({ exam_tag: 'my exam' }), 'exam_tag', [
+      { path: 'exam_tag', rule: 'ascii_no_spaces', message: `${labelled('exam_tag')} may contain only ASCII letters, digits and symbols, without spaces.` },
+    ]],
+    ['a reserved exam tag', candidate({ exam_tag: 'setup' }), 'exam_tag', [
+      { path: 'exam_tag', rule: 'reserved_word', message: `${labelled('exam_tag')} must not be one of the reserved words goodbye, support, update, setup, invalid.` },
+    ]],
+    ['a domain written as an address', validateReviewerLaunch({ ...staff, domain: 'https://exams.example.edu' }), 'domain', [
+      { path: 'domain', rule: 'hostname', message: `${labelled('domain')} must be a host name such as exams.example.edu, without https:// or a path.` },
+    ]],
+    ['a colour with a hash', candidate({ branding: { primary_color: '#1a73e' } }), 'branding.primary_color', [
+      { path: 'branding.primary_color', rule: 'pattern', message: `${labelled('branding.primary_color')} must be a hexadecimal colour without '#', such as 1a73e8.` },
+    ]],
+    ['a negative webhook id', validateUnsubscribe({ id: -1 }), 'id', [{ path: 'id', rule: 'range', message: `${labelled('id')} must be at least 0.`, params: { min: 0 } }]],
+    ['an empty pre-authentication address does not satisfy the post-authentication one', candidate({ post_auth: 'https://lms.example.edu/after', pre_auth: '' }), 'post_auth', [
+      { path: 'post_auth', rule: 'post_auth_requires_pre_auth', message: violationsOf(candidate({ post_auth: 'https://lms.example.edu/after' }))[0]?.message ?? 'missing' },
+    ]],
+  ];
+  for (const [name, result, path, expected] of table) {
+    it(name, () => assert.deepEqual(at(result, path), expected));
+  }
+
+  it('refuses webhook id 0 nothing, and a missing launch address only as missing', () => {
+    assert.equal(validateUnsubscribe({ id: 0 }).ok, true);
+    const request: Record<string, unknown> = { ...candidateRequest() };
+    delete request.launch_url;
+    assert.deepEqual(violationsOf(validateCandidateLaunch(request)).map((v) => `${v.path} ${v.rule}`), ['launch_url required']);
+  });
+
+  it('checks a page pattern as a regular expression only within its length, and names the single-page option only where it applies', () => {
+    const tooLong = at(candidate({ exam_start: `(${'a'.repeat(600)}` }), 'exam_start');
+    assert.deepEqual(tooLong.map((v) => v.rule), ['max_length']);
+    const longest = at(candidate({ exam_start: `(${'a'.repeat(599)}` }), 'exam_start');
+    assert.deepEqual(longest.map((v) => v.rule), ['regex']);
+    const [start] = at(candidate({ exam_start: '(' }), 'exam_start');
+    assert.match(start?.message ?? '', /^'.+' must be a valid regular expression.*\.$/);
+    assert.doesNotMatch(start?.message ?? '', /post-message/);
+    const [unsafe] = at(candidate({ exam_take: '(a)\\1' }), 'exam_take');
+    assert.equal(unsafe?.rule, 'regex');
+    assert.doesNotMatch(unsafe?.message ?? '', /post-message/);
+    const [take] = at(candidate({ exam_take: 'a.(' }), 'exam_take');
+    assert.match(take?.message ?? '', /must be a valid regular expression.* \(or a post-message notification, for single-page exams\)\.$/);
+    assert.equal(take?.message.match(/\(or a post-message notification/g)?.length, 1);
+  });
+
+  it('knows web addresses, host names and the proctor settings', () => {
+    for (const value of ['https://lms.example.edu/quiz', 'http://lms.example.edu', 'HTTPS://LMS.example.edu']) assert.equal(isAbsoluteHttpUrl(value), true, value);
+    for (const value of ['ftp://lms.example.edu', ' https://lms.example.edu', 'lms.example.edu', 'http://[', 'https://']) assert.equal(isAbsoluteHttpUrl(value), false, value);
+    for (const value of ['a', 'a.b.c', 'exams.x.example.edu', 'a-1.example']) assert.equal(HOSTNAME.test(value), true, value);
+    for (const value of ['-a', 'a-', 'a..b', 'a.', 'https://a']) assert.equal(HOSTNAME.test(value), false, value);
+    assert.deepEqual(validateProctorSettings({ x: true }), { ok: false, violations: [
+      { path: 'proctor_settings.x', rule: 'unknown_field', message: `'x' is not a field the proctoring service accepts in ${labelled('proctor_settings')}.` },
+    ] });
+    assert.ok(PROCTOR_SETTINGS.length > 0);
+    assert.ok(PROCTOR_SETTINGS.every((name) => fieldLabel(`proctor_settings.${name}`) !== name), 'every proctor setting has a label');
   });
 });
