@@ -6,17 +6,17 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  * hex SHA-1 of `nonce + ":" + <data exactly as received> + ":" + secret`, the secret being the account's.
  */
 export function deliverySignature(nonce: string, rawData: Uint8Array, secret: string): string {
-  return createHash('sha1').update(nonce, 'utf8').update(':').update(rawData).update(':').update(secret, 'utf8').digest('hex');
+  return createHash('sha1').update(nonce).update(':').update(rawData).update(':').update(secret).digest('hex');
 }
 
 /** What is stored of a subscription's key: its SHA-256, so the key itself is never kept at rest. */
 export function keyHash(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return createHash('sha256').update(key).digest('hex');
 }
 
 /** Constant-time comparison of two strings of any length (both are hashed to the same length first). */
 export function sameText(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a, 'utf8').digest(), createHash('sha256').update(b, 'utf8').digest());
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 
 /** Whether `apiKey` is the key whose hash is stored, in constant time. */
