@@ -1,12 +1,18 @@
-// Runs every test/**/*.test.ts file with node's test runner (each file in its own process), then prints the
-// skipped tests with their reasons and the slowest files. Node 20's --test does not expand globs or pick up .ts
-// files itself, hence this small launcher.
+// Runs every test/**/*.test.ts file with node's test runner, then prints the skipped tests with their reasons and
+// the slowest files. Node 20's --test does not expand globs or pick up .ts files itself, hence this small launcher.
+// Test files share processes: each process runs a group of files one after the other, each file inside a suite
+// of its own named by its path (its hooks and tests stay its own), so that loading the app, the embedded
+// database's code and the browser is paid once per group, not once per file. A file that changes its process
+// (its environment, its signal handlers) or waits on other processes for most of its time says so with a
+// `// Test process: own` line and runs alone, as every file under test/e2e/ops/ and test/e2e/faults/ does.
 // Usage: npm test [-- path-or-substring ...] [--exclude path-or-substring ...]
-// Environment: TEST_CONCURRENCY (files at a time), TEST_REPORT (keep the JSON report of every test at this path),
-// TEST_RANDOMIZE=1 (tests in a random order within each file, where the Node.js version offers it; the seed is
-// printed, TEST_RANDOM_SEED repeats an order).
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+// Environment: TEST_CONCURRENCY (processes at a time), TEST_GROUP_SIZE (files per process, default 8; 1 runs
+// every file alone), TEST_REPORT (keep the JSON report of every test at this path), TEST_RANDOMIZE=1 (tests in a
+// random order within each file, where the Node.js version offers it; the seed is printed, TEST_RANDOM_SEED
+// repeats an order).
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { availableParallelism, tmpdir } from 'node:os';
 
@@ -46,6 +52,37 @@ if (process.env.TEST_RANDOMIZE === '1') {
   }
 }
 
+const groupSize = Math.max(1, Number(process.env.TEST_GROUP_SIZE ?? 8));
+const ownProcess = (file) => file.startsWith('test/e2e/ops/') || file.startsWith('test/e2e/faults/') || /^\/\/ Test process: own\b/m.test(readFileSync(file, 'utf8'));
+// Costlier kinds start first, so that the last processes to finish are short ones: browser files, then the
+// files that run alone (they wait on other processes), whole-app files, unit files. Within a kind, path order.
+const KIND_ORDER = ['test/browser/', 'own', 'test/e2e/', 'test/unit/', 'test/repo/'];
+const kindOf = (file) => Math.max(0, KIND_ORDER.indexOf(ownProcess(file) ? 'own' : KIND_ORDER.find((prefix) => file.startsWith(prefix))));
+const groups = [];
+for (const file of [...files].sort((a, b) => kindOf(a) - kindOf(b) || (a < b ? -1 : 1))) {
+  const last = groups.at(-1);
+  if (last && last.length < groupSize && !ownProcess(file) && kindOf(last[0]) === kindOf(file)) last.push(file);
+  else groups.push([file]);
+}
+// node --test runs its files in the order of their names: the entries are numbered.
+const entries = groups.map((group, index) => {
+  const entry = join(scratch, `${String(index + 1).padStart(3, '0')}.group.mjs`);
+  writeFileSync(entry, groupEntry(group));
+  return entry;
+});
+
+/** A process's entry for a group of test files: a suite per file, named by its path; closers run at the end. */
+function groupEntry(group) {
+  const lines = [
+    "import { after, describe } from 'node:test';",
+    'const closers = [];',
+    "globalThis[Symbol.for('proctor-lti.tests.processEnd')] = closers;",
+    ...group.map((file) => `describe(${JSON.stringify(file)}, () => import(${JSON.stringify(pathToFileURL(resolve(file)).href)}));`),
+    'after(async () => { for (const close of closers.splice(0)) await close(); });',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
 const started = Date.now();
 const child = spawn(
   process.execPath,
@@ -53,7 +90,7 @@ const child = spawn(
     '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...ordering,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=./scripts/test-report.mjs', `--test-reporter-destination=${reportPath}`,
-    ...files,
+    ...entries,
   ],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );

@@ -1,17 +1,31 @@
 // A node:test reporter that writes one JSON document: every test and suite with its file, full name, outcome,
 // skip reason and duration. scripts/run-tests.mjs reads it to print the skipped tests and the slowest files,
 // scripts/check-skips.mjs to find tests no configuration ran, scripts/isolated-tests.mjs to pick tests to run alone.
+// A file run in a group (scripts/run-tests.mjs) sits in a suite named by its path, which the report leaves out:
+// its tests are reported as if the file had run alone.
 import { relative } from 'node:path';
 
 const NAME_FILTERED = 'test name does not match pattern';
+const isGroupEntry = (file) => file?.endsWith('.group.mjs') ?? false;
 
 export default async function* report(source) {
   const tests = [];
   const open = new Map();
+  const grouped = new Set();
+  const failedFiles = new Set();
   for await (const event of source) {
     if (event.type !== 'test:start' && event.type !== 'test:pass' && event.type !== 'test:fail') continue;
-    const { name, nesting, file, skip, todo, details } = event.data;
+    const { name, file, skip, todo, details } = event.data;
+    if (isGroupEntry(file)) {
+      // The suite of a grouped file: it fails where the file does not load or a hook of its own fails.
+      if (event.type === 'test:start') grouped.add(name);
+      if (event.type === 'test:fail' && !failedFiles.has(name)) {
+        tests.push({ file: name, name: [`${name} (loading the file, or its hooks)`], kind: 'test', status: 'fail', durationMs: Math.round(details?.duration_ms ?? 0) });
+      }
+      continue;
+    }
     const key = file ? relative(process.cwd(), file) : '(no file)';
+    const nesting = grouped.has(key) ? event.data.nesting - 1 : event.data.nesting;
     const path = open.get(key) ?? [];
     if (event.type === 'test:start') {
       path.length = nesting;
@@ -21,6 +35,7 @@ export default async function* report(source) {
     }
     const skipped = skip !== undefined && skip !== false;
     if (skipped && skip === NAME_FILTERED) continue;
+    if (event.type === 'test:fail') failedFiles.add(key);
     tests.push({
       file: key,
       name: [...path.slice(0, nesting), name],

@@ -69,6 +69,8 @@ declare module 'ltijs' {
   }
 
   export interface LtijsProvider {
+    /** The Provider class: ltijs exports only an instance of it. */
+    readonly constructor: new () => LtijsProvider;
     app: Application;
     Database: unknown;
     NamesAndRoles: LtijsNamesAndRoles;

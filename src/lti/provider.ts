@@ -255,7 +255,7 @@ function takeLoginContext(state: string): RequestContext | undefined {
   return context;
 }
 
-let provider: LtijsProvider | undefined;
+let ltijsPatched = false;
 let activeValidator: TokenValidator | undefined;
 let activeLoginStates: { store: LoginStateStore; maxPending: number } | undefined;
 
@@ -282,7 +282,8 @@ async function validateForSession(idToken: string, context: RequestContext | und
  * nonce it generates against the state, which ltijs itself never stores.
  */
 function patchLtijsOnce(): void {
-  if (provider) return;
+  if (ltijsPatched) return;
+  ltijsPatched = true;
   importSecretKeysOnce();
   replaceTokenValidation((idToken, _devMode, validationParameters) => validateForSession(idToken, takeLaunchContext(idToken), validationParameters.iss));
   wrapLoginRequest((buildLogin) => async (request, platform, state) => {
@@ -312,12 +313,20 @@ function patchLtijsOnce(): void {
     }
     return query;
   });
-  provider = ltijs.Provider;
+}
+
+/**
+ * A provider of this adapter's own: ltijs exports one set-up-once instance, whose class makes more. An adapter
+ * closed and another created in the same process (the CLI inside a test, test files sharing a process) each
+ * set theirs up. The patches above are per process, and the last adapter created is the one they serve.
+ */
+function newLtijsProvider(): LtijsProvider {
+  return new ltijs.Provider.constructor();
 }
 
 export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiAdapter> {
   patchLtijsOnce();
-  const lti = provider as LtijsProvider;
+  const lti = newLtijsProvider();
   const db = options.db;
   const maxPendingLogins = options.maxPendingLogins ?? DEFAULT_MAX_PENDING_LOGINS;
   const loginStates = createLoginStateStore(db, { maxPending: maxPendingLogins, pendingWindowSeconds: LOGIN_MAX_AGE_SECONDS });

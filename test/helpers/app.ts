@@ -37,7 +37,8 @@ export const TEST_ENCRYPTION_KEY = 'test-encryption-key-0123456789-abcdefghijklm
 /**
  * The real app (sandbox mode: demo LMS + Launch API emulator) on a real port of 127.0.0.1, on the test
  * database (PGlite in memory, or a throwaway PostgreSQL schema when DATABASE_URL is set).
- * One per test file: ltijs is a process-wide singleton.
+ * One at a time per process (files sharing a process run one after the other): ltijs's token validation and
+ * login are patched process-wide, for the newest adapter.
  */
 export async function startTestApp(
   env: Record<string, string> = {},

@@ -1,8 +1,8 @@
 // Imported for its effect, by the test helpers and (with --import) by the tool and CLI processes tests start.
 // ltijs makes a fresh 4096-bit RSA key pair for every platform it registers, and a test registers platforms
 // by the dozen (every app start registers the demo LMS): each pair costs a second or more of CPU. Here the
-// pairs come from a few made once and kept under node_modules/.cache, different from one another within a
-// process, so tests still sign and verify with real 4096-bit keys. Nothing outside tests imports this.
+// pairs come from a few made once and kept under node_modules/.cache, handed out in turn (any 40 in a row differ
+// from one another), so tests still sign and verify with real 4096-bit keys. Nothing outside tests imports this.
 import crypto from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,8 +14,8 @@ interface PemPair {
 
 const POOL = join('node_modules', '.cache', 'proctor-lti-tests', 'rsa-4096-pairs.json');
 /**
- * More than a test process hands out: past the pool each registration makes a pair again, every run. A file
- * registers up to about 30 (three per test of the platform moves); the pool fills once per cache.
+ * More than one app registers: a file registers up to about 30 (three per test of the platform moves), and the
+ * files sharing a process each have an app and a database of their own. The pool fills once per cache.
  */
 const POOL_SIZE = 40;
 const generate = crypto.generateKeyPairSync.bind(crypto) as (type: string, options: object) => unknown;
@@ -39,7 +39,7 @@ function isLtijsPlatformKeyRequest(type: unknown, options: unknown): boolean {
 
 function sharedPair(options: object): PemPair {
   const pool = readPool();
-  const index = handedOut;
+  const index = handedOut % POOL_SIZE;
   handedOut += 1;
   if (index < pool.length) return pool[index]!;
   const pair = generate('rsa', options) as PemPair;

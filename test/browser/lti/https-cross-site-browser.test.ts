@@ -1,3 +1,4 @@
+// Test process: own. It turns off TLS verification for the whole process (NODE_TLS_REJECT_UNAUTHORIZED).
 import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import type { BrowserContext, Response } from 'playwright-core';

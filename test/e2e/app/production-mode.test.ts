@@ -1,3 +1,4 @@
+// Test process: own. It records every module the app loads, so no earlier file may have loaded them.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
