@@ -1,7 +1,12 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { localRuntime } from '../../src/cli/context.js';
+import { localActor, withCapturedIo } from '../../src/cli/io.js';
+import { buildCli, runProgram } from '../../src/cli/program.js';
+import { chooseRoute } from '../../src/cli/route.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { databaseTemplateKey, TEST_CACHE } from './templates.js';
 
 /** Node.js options for a tool or CLI process a test starts: TypeScript through tsx, and the shared key pairs. */
@@ -46,4 +51,47 @@ function migratedDataDirTemplate(): string {
     rmSync(partial, { recursive: true, force: true });
   }
   return template;
+}
+
+export interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The same command line through the CLI's own program (argument parsing, the command, its output and exit
+ * code), in the test's process: on `dataDir`'s embedded database, which the command opens under DATA_DIR's lock
+ * and closes again, as from a shell. A CLI process costs seconds of CPU before its command starts; `runCli` is for
+ * what only a process shows (the entry point, standard input, a running tool holding the data directory).
+ */
+export async function runCliHere(dataDir: string, args: readonly string[]): Promise<CliResult> {
+  const argv = [...args];
+  let config;
+  try {
+    config = loadConfig({ PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PUBLIC_URL: 'https://proctor.example.edu' });
+  } catch (error) {
+    if (error instanceof ConfigError) return { status: 1, stdout: '', stderr: `${error.message}\n` };
+    throw error;
+  }
+  const route = await chooseRoute(config.database);
+  if (route.kind !== 'local') throw new Error(`a running tool holds ${dataDir}: use runCli`);
+  try {
+    const request = { argv, files: filesNamedIn(argv), actor: localActor() };
+    const result = await withCapturedIo(request, async () => runProgram(await buildCli(localRuntime(config), argv), argv));
+    for (const [path, content] of Object.entries(result.outputs)) writeFileSync(path, Buffer.from(content, 'base64'));
+    return { status: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+  } finally {
+    route.lock?.release();
+  }
+}
+
+/** The files a command line names, as the CLI sends them along to a running tool. */
+function filesNamedIn(argv: readonly string[]): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const arg of argv) {
+    if (arg.startsWith('--') || !existsSync(arg) || !statSync(arg).isFile()) continue;
+    files[arg] = readFileSync(arg).toString('base64');
+  }
+  return files;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { applySetOptions } from '../../../src/cli/institution.js';
 import { DEFAULT_INSTITUTION_SETTINGS } from '../../../src/institution/settings.js';
-import { runCli, tempDataDir } from '../../helpers/cli.js';
+import { runCliHere, tempDataDir } from '../../helpers/cli.js';
 
 const none = { proctorRole: [], proctorSetting: [] };
 
@@ -38,18 +38,18 @@ describe('institution set: options to settings', () => {
 describe('npm run cli -- institution set', () => {
   const data = tempDataDir('institution-set');
   after(() => data.remove());
-  const cli = (...args: string[]) => runCli(data.dir, ['institution', ...args, '--issuer', 'https://canvas.example.edu', '--client-id', '10001']);
-  before(() => {
-    const added = runCli(data.dir, ['platform', 'add', '--issuer', 'https://canvas.example.edu', '--client-id', '10001', '--auth-url', 'https://canvas.example.edu/a', '--token-url', 'https://canvas.example.edu/t', '--jwks-url', 'https://canvas.example.edu/j', '--deployment-id', '1']);
+  const cli = (...args: string[]) => runCliHere(data.dir, ['institution', ...args, '--issuer', 'https://canvas.example.edu', '--client-id', '10001']);
+  before(async () => {
+    const added = await runCliHere(data.dir, ['platform', 'add', '--issuer', 'https://canvas.example.edu', '--client-id', '10001', '--auth-url', 'https://canvas.example.edu/a', '--token-url', 'https://canvas.example.edu/t', '--jwks-url', 'https://canvas.example.edu/j', '--deployment-id', '1']);
     assert.equal(added.status, 0, added.stderr);
   });
 
-  it('saves the settings and keeps what was not named', () => {
-    const first = cli('set', '--proctor-role', 'http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor', '--ta-may-edit', 'yes');
+  it('saves the settings and keeps what was not named', async () => {
+    const first = await cli('set', '--proctor-role', 'http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor', '--ta-may-edit', 'yes');
     assert.equal(first.status, 0, first.stderr);
-    const second = cli('set', '--primary-color', '0b5cad', '--proctor-setting', 'break_allowed=yes');
+    const second = await cli('set', '--primary-color', '0b5cad', '--proctor-setting', 'break_allowed=yes');
     assert.equal(second.status, 0, second.stderr);
-    const shown = cli('show', '--json');
+    const shown = await cli('show', '--json');
     const { settings } = JSON.parse(shown.stdout) as { settings: Record<string, unknown> };
     assert.deepEqual(settings.proctorRoles, ['http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor']);
     assert.equal(settings.teachingAssistantsMayEdit, true);
@@ -57,13 +57,13 @@ describe('npm run cli -- institution set', () => {
     assert.deepEqual(settings.proctorSettings, { break_allowed: true });
   });
 
-  it('refuses a wrong value, naming the field, and changes nothing', () => {
-    const refused = cli('set', '--primary-color', 'blue', '--domain', 'https://exams.example.edu/x');
+  it('refuses a wrong value, naming the field, and changes nothing', async () => {
+    const refused = await cli('set', '--primary-color', 'blue', '--domain', 'https://exams.example.edu/x');
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /nothing was changed/);
     assert.match(refused.stderr, /Primary colour must be 6 hexadecimal digits like 0b5cad/);
     assert.match(refused.stderr, /Exam domain: must be a host name/);
-    const { settings } = JSON.parse(cli('show', '--json').stdout) as { settings: Record<string, unknown> };
+    const { settings } = JSON.parse((await cli('show', '--json')).stdout) as { settings: Record<string, unknown> };
     assert.deepEqual(settings.branding, { primary_color: '0b5cad' });
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { checkColour, checkExtensionAllowlist, checkProctorRoles } from '../../../src/institution/validation.js';
 import { checkPlatformExists, checkPlatformInput, type FieldProblem } from '../../../src/lti/platform-input.js';
-import { runCli, tempDataDir } from '../../helpers/cli.js';
+import { runCliHere, tempDataDir } from '../../helpers/cli.js';
 
 const ISSUER = 'https://moodle.shared.example.edu';
 const CLIENT_ID = 'shared-1';
@@ -25,11 +25,11 @@ const messageOf = (checked: { ok: true } | { ok: false; problems: FieldProblem[]
 describe("CLI refusals use the console's validation", () => {
   const data = tempDataDir('shared-validation');
   after(() => data.remove());
-  const cli = (...args: string[]) => runCli(data.dir, args);
+  const cli = (...args: string[]) => runCliHere(data.dir, args);
   const gif = join(data.dir, 'logo.gif');
 
-  before(() => {
-    const added = cli('platform', 'add', ...platform, ...endpoints, '--deployment-id', '1');
+  before(async () => {
+    const added = await cli('platform', 'add', ...platform, ...endpoints, '--deployment-id', '1');
     assert.equal(added.status, 0, added.stderr);
     writeFileSync(gif, 'GIF89a\x01\x00\x01\x00');
   });
@@ -53,23 +53,23 @@ describe("CLI refusals use the console's validation", () => {
   ];
 
   for (const c of cases) {
-    it(`refuses ${c.name}`, () => {
-      const result = cli(...c.args);
+    it(`refuses ${c.name}`, async () => {
+      const result = await cli(...c.args);
       assert.equal(result.status, 1, result.stdout);
       assert.ok(result.stderr.includes(c.message), `expected «${c.message}» in:\n${result.stderr}`);
     });
   }
 
-  it('changed nothing', () => {
-    const shown = cli('institution', 'show', ...platform, '--json');
+  it('changed nothing', async () => {
+    const shown = await cli('institution', 'show', ...platform, '--json');
     const { settings, logo } = JSON.parse(shown.stdout) as { settings: Record<string, unknown>; logo: unknown };
     assert.deepEqual(settings.proctorRoles, []);
     assert.deepEqual(settings.branding, {});
     assert.deepEqual(settings.extensionAllowlist, []);
     assert.equal(logo, null);
-    const platforms = JSON.parse(cli('platform', 'list', '--json').stdout) as unknown[];
+    const platforms = JSON.parse((await cli('platform', 'list', '--json')).stdout) as unknown[];
     assert.equal(platforms.length, 1);
-    const audit = JSON.parse(cli('audit', '--json').stdout) as Array<{ action: string }>;
+    const audit = JSON.parse((await cli('audit', '--json')).stdout) as Array<{ action: string }>;
     assert.deepEqual(audit.map((entry) => entry.action), ['platform.add']);
   });
 });

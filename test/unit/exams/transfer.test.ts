@@ -8,7 +8,7 @@ import { createSettingsChangeLog } from '../../../src/exams/settings/changes.js'
 import { applySecurityPreset, SECURITY_PRESETS } from '../../../src/exams/settings/presets/security.js';
 import { deriveExamPages } from '../../../src/exams/settings/presets/lms.js';
 import { migratedTestDatabase, registeredPlatformRecord, type TestDatabase } from '../../helpers/db.js';
-import { runCli, tempDataDir } from '../../helpers/cli.js';
+import { runCliHere, tempDataDir } from '../../helpers/cli.js';
 import { longestHold } from '../../helpers/event-loop.js';
 
 function settingsFor(quizId: number, presetIndex: number): Record<string, unknown> {
@@ -225,46 +225,46 @@ describe('exam export and import on the command line', () => {
   const data = [tempDataDir('exams-a'), tempDataDir('exams-b')];
   const dirs = data.map((d) => d.dir);
   after(() => data.forEach((d) => d.remove()));
-  const cli = (dataDir: string, ...args: string[]) => runCli(dataDir, args);
+  const cli = (dataDir: string, ...args: string[]) => runCliHere(dataDir, args);
 
-  it('imports, exports, moves to an empty installation; an invalid file is refused whole', () => {
+  it('imports, exports, moves to an empty installation; an invalid file is refused whole', async () => {
     const [a, b] = dirs as [string, string];
     const input = join(a, 'input.json');
     writeFileSync(input, JSON.stringify(sampleFile()));
-    const unregistered = cli(a, 'exam', 'import', input);
+    const unregistered = await cli(a, 'exam', 'import', input);
     assert.notEqual(unregistered.status, 0);
     assert.match(unregistered.stderr, /not registered in this tool: https:\/\/moodle\.example\.edu \(client id client-1, 3 exams\)/);
     const platform = ['--issuer', KEY.issuer, '--client-id', KEY.client_id, '--auth-url', `${KEY.issuer}/auth`, '--token-url', `${KEY.issuer}/token`, '--jwks-url', `${KEY.issuer}/jwks`, '--deployment-id', '1'];
-    for (const dir of [a, b]) assert.equal(cli(dir, 'platform', 'add', ...platform).status, 0);
-    const imported = cli(a, 'exam', 'import', input);
+    for (const dir of [a, b]) assert.equal((await cli(dir, 'platform', 'add', ...platform)).status, 0);
+    const imported = await cli(a, 'exam', 'import', input);
     assert.equal(imported.status, 0, imported.stderr);
     assert.match(imported.stdout, /Imported 3 exams: 3 created, 0 updated/);
 
-    const exported = cli(a, 'exam', 'export', '--output', join(a, 'out.json'));
+    const exported = await cli(a, 'exam', 'export', '--output', join(a, 'out.json'));
     assert.equal(exported.status, 0, exported.stderr);
     const file = JSON.parse(readFileSync(join(a, 'out.json'), 'utf8')) as ExamsFile;
     assert.equal(file.exams.length, 3);
-    const course = cli(a, 'exam', 'export', '--course', 'course-b');
+    const course = await cli(a, 'exam', 'export', '--course', 'course-b');
     assert.equal(course.status, 0, course.stderr);
     assert.deepEqual((JSON.parse(course.stdout) as ExamsFile).exams.map((e) => e.title), ['Quiz 3 — “Σ”']);
 
-    assert.equal(cli(b, 'exam', 'import', join(a, 'out.json')).status, 0);
-    const moved = JSON.parse(cli(b, 'exam', 'export').stdout) as ExamsFile;
+    assert.equal((await cli(b, 'exam', 'import', join(a, 'out.json'))).status, 0);
+    const moved = JSON.parse((await cli(b, 'exam', 'export')).stdout) as ExamsFile;
     assert.deepEqual(moved.exams, file.exams);
 
     const broken = sampleFile();
     broken.exams[0]!.settings = { ...broken.exams[0]!.settings, exam_start: '^https://nowhere\\.example/' };
     broken.exams[1]!.title = 'Must not appear';
     writeFileSync(join(b, 'broken.json'), JSON.stringify(broken));
-    const refused = cli(b, 'exam', 'import', join(b, 'broken.json'));
+    const refused = await cli(b, 'exam', 'import', join(b, 'broken.json'));
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /Nothing was imported/);
     assert.match(refused.stderr, /Exam #1 \(issuer=https:\/\/moodle\.example\.edu client_id=client-1 deployment_id=1 context_id=course-a resource_link_id=link-1\)/);
     assert.match(refused.stderr, /settings\.exam_start: The exam start page pattern must match/);
-    assert.deepEqual((JSON.parse(cli(b, 'exam', 'export').stdout) as ExamsFile).exams, file.exams);
+    assert.deepEqual((JSON.parse((await cli(b, 'exam', 'export')).stdout) as ExamsFile).exams, file.exams);
 
     writeFileSync(join(b, 'nonsense.json'), '{ not json');
-    const nonsense = cli(b, 'exam', 'import', join(b, 'nonsense.json'));
+    const nonsense = await cli(b, 'exam', 'import', join(b, 'nonsense.json'));
     assert.equal(nonsense.status, 1);
     assert.match(nonsense.stderr, /not valid JSON/);
   });

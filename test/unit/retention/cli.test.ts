@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../../src/db/index.js';
 import { migrate } from '../../../src/db/migrate.js';
-import { runCli, tempDataDir } from '../../helpers/cli.js';
+import { runCliHere, tempDataDir } from '../../helpers/cli.js';
 
 const DAY_MS = 86_400_000;
 
 describe('retention CLI', () => {
   const data = tempDataDir('retention-cli');
   after(() => data.remove());
-  const cli = (...args: string[]) => runCli(data.dir, args);
+  const cli = (...args: string[]) => runCliHere(data.dir, args);
 
   before(async () => {
     const db = await openDatabase({ dataDir: data.dir });
@@ -24,25 +24,25 @@ describe('retention CLI', () => {
     }
   });
 
-  it('--dry-run counts, prune removes what is older than the settings and is audited, a second prune finds nothing', () => {
-    const dry = cli('retention', 'prune', '--dry-run');
+  it('--dry-run counts, prune removes what is older than the settings and is audited, a second prune finds nothing', async () => {
+    const dry = await cli('retention', 'prune', '--dry-run');
     assert.equal(dry.status, 0, dry.stderr);
     assert.match(dry.stdout, /^launch log: would remove 2 older than \d{4}-/m);
     assert.match(dry.stdout, /^audit log entries: would remove 0 older than/m);
 
-    const pruned = cli('retention', 'prune', '--json');
+    const pruned = await cli('retention', 'prune', '--json');
     assert.equal(pruned.status, 0, pruned.stderr);
     const result = JSON.parse(pruned.stdout) as { dryRun: boolean; removed: Record<string, number>; cutoffs: Record<string, string> };
     assert.equal(result.dryRun, false);
     assert.deepEqual(result.removed, { launchLog: 2, attempts: 0, attemptResults: 0, privacyNotices: 0, webhookDeliveries: 0, auditLog: 0, unclaimedExams: 0, courseStaff: 0 });
     assert.ok(Date.now() - Date.parse(result.cutoffs.launchLog!) >= 90 * DAY_MS - 60_000, 'the default keeps 90 days of launch log');
 
-    const audit = cli('audit', '--search', 'retention.prune');
+    const audit = await cli('audit', '--search', 'retention.prune');
     assert.equal(audit.status, 0, audit.stderr);
     assert.match(audit.stdout, /cli \S+@\S+ {2}retention\.prune/);
     assert.match(audit.stdout, /launch_log: 2 rows older than \S+ → removed/);
 
-    const again = cli('retention', 'prune');
+    const again = await cli('retention', 'prune');
     assert.equal(again.status, 0, again.stderr);
     assert.match(again.stdout, /^launch log: removed 0 older than/m);
   });
