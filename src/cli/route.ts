@@ -1,7 +1,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { runThroughTool, ToolUnreachableError } from '../control/client.js';
 import { acquireLockWaiting, currentHolder, DataDirBusyError, type DataDirLock, type LockHolder } from '../control/lock.js';
-import { CONTROL_BODY_LIMIT_BYTES, type CommandRequest } from '../control/protocol.js';
+import { CONTROL_BODY_LIMIT_BYTES, type CommandRequest, type CommandResult } from '../control/protocol.js';
 import { localActor } from './io.js';
 import { bytesOf, errorCode } from '../values.js';
 
@@ -56,11 +56,26 @@ async function untilServing(dataDir: string, holder: LockHolder): Promise<LockHo
 
 /** Sends the command line to the running tool, with the files it names; prints and writes what comes back. */
 export async function runInTool(holder: LockHolder, argv: string[]): Promise<number> {
+  const result = await sendToTool(holder, await commandRequest(argv, readStdin));
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  return result.exitCode;
+}
+
+/** Carries a command out in the running tool and writes the files it sends back; the output is the caller's to print. */
+export async function sendToTool(holder: LockHolder, request: CommandRequest): Promise<CommandResult> {
+  const result = await runThroughTool(holder, request, COMMAND_TIMEOUT_MS);
+  for (const [path, content] of Object.entries(result.outputs)) writeFileSync(path, Buffer.from(content, 'base64'));
+  return result;
+}
+
+/** A command line with the files it names (read here: the tool may not see this machine's files) and, for `-`, standard input. */
+export async function commandRequest(argv: string[], stdin: () => Promise<Buffer>): Promise<CommandRequest> {
   const request: CommandRequest = { argv, files: {}, actor: localActor() };
   let size = 0;
   for (const arg of argv) {
     if (arg === '-') {
-      request.stdin = Buffer.from(await readStdin()).toString('base64');
+      request.stdin = Buffer.from(await stdin()).toString('base64');
       continue;
     }
     if (arg.startsWith('--') || request.files[arg] !== undefined) continue;
@@ -75,11 +90,7 @@ export async function runInTool(holder: LockHolder, argv: string[]): Promise<num
       throw error;
     }
   }
-  const result = await runThroughTool(holder, request, COMMAND_TIMEOUT_MS);
-  for (const [path, content] of Object.entries(result.outputs)) writeFileSync(path, Buffer.from(content, 'base64'));
-  process.stdout.write(result.stdout);
-  process.stderr.write(result.stderr);
-  return result.exitCode;
+  return request;
 }
 
 async function readStdin(): Promise<Buffer> {

@@ -1,28 +1,16 @@
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localRuntime } from '../../src/cli/context.js';
-import { localActor, withCapturedIo } from '../../src/cli/io.js';
+import { withCapturedIo } from '../../src/cli/io.js';
 import { buildCli, runProgram } from '../../src/cli/program.js';
-import { chooseRoute } from '../../src/cli/route.js';
+import { chooseRoute, commandRequest, sendToTool } from '../../src/cli/route.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { databaseTemplateKey, TEST_CACHE } from './templates.js';
 
 /** Node.js options for a tool or CLI process a test starts: TypeScript through tsx, and the shared key pairs. */
 export const TEST_PROCESS_IMPORTS = ['--import', 'tsx', '--import', './test/helpers/shared-rsa-keys.ts'] as const;
-
-/**
- * Runs the administrators' CLI as `npm run cli -- …` does, in its own process, on the embedded database
- * of `dataDir`, with nothing else from the environment (no DATABASE_URL: each test owns its data).
- */
-export function runCli(dataDir: string, args: readonly string[]): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, [...TEST_PROCESS_IMPORTS, 'src/cli/index.ts', ...args], {
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PUBLIC_URL: 'https://proctor.example.edu' },
-    encoding: 'utf8',
-    timeout: 300_000,
-  });
-}
 
 /**
  * A fresh data directory holding an embedded database with every migration applied, removed by `remove()`
@@ -62,36 +50,38 @@ export interface CliResult {
 /**
  * The same command line through the CLI's own program (argument parsing, the command, its output and exit
  * code), in the test's process: on `dataDir`'s embedded database, which the command opens under DATA_DIR's lock
- * and closes again, as from a shell. A CLI process costs seconds of CPU before its command starts; `runCli` is for
- * what only a process shows (the entry point, standard input, a running tool holding the data directory).
+ * and closes again, as from a shell. A CLI process costs seconds of CPU before its command starts: only what a
+ * process alone shows (the entry point, a terminal, signals) is tested with one (test/e2e/cli/running-tool.test.ts).
  */
-export async function runCliHere(dataDir: string, args: readonly string[]): Promise<CliResult> {
+export function runCliHere(dataDir: string, args: readonly string[]): Promise<CliResult> {
+  return runCliInProcess({ PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PUBLIC_URL: 'https://proctor.example.edu' }, args);
+}
+
+/**
+ * `runCliHere` with the environment `env` (as a CLI process would have it) and `input` as standard input: routed
+ * as the CLI routes a command, to a running tool that holds the embedded database, or run here.
+ */
+export async function runCliInProcess(env: Record<string, string>, args: readonly string[], input = ''): Promise<CliResult> {
   const argv = [...args];
   let config;
   try {
-    config = loadConfig({ PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PUBLIC_URL: 'https://proctor.example.edu' });
+    config = loadConfig(env);
   } catch (error) {
     if (error instanceof ConfigError) return { status: 1, stdout: '', stderr: `${error.message}\n` };
     throw error;
   }
   const route = await chooseRoute(config.database);
-  if (route.kind !== 'local') throw new Error(`a running tool holds ${dataDir}: use runCli`);
   try {
-    const request = { argv, files: filesNamedIn(argv), actor: localActor() };
-    const result = await withCapturedIo(request, async () => runProgram(await buildCli(localRuntime(config), argv), argv));
-    for (const [path, content] of Object.entries(result.outputs)) writeFileSync(path, Buffer.from(content, 'base64'));
+    const request = await commandRequest(argv, () => Promise.resolve(Buffer.from(input, 'utf8')));
+    const result =
+      route.kind === 'tool'
+        ? await sendToTool(route.holder, request)
+        : await withCapturedIo(request, async () => runProgram(await buildCli(localRuntime(config), argv), argv)).then((done) => {
+            for (const [path, content] of Object.entries(done.outputs)) writeFileSync(path, Buffer.from(content, 'base64'));
+            return done;
+          });
     return { status: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   } finally {
-    route.lock?.release();
+    if (route.kind === 'local') route.lock?.release();
   }
-}
-
-/** The files a command line names, as the CLI sends them along to a running tool. */
-function filesNamedIn(argv: readonly string[]): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const arg of argv) {
-    if (arg.startsWith('--') || !existsSync(arg) || !statSync(arg).isFile()) continue;
-    files[arg] = readFileSync(arg).toString('base64');
-  }
-  return files;
 }

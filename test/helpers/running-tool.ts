@@ -2,36 +2,18 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openDatabase } from '../../src/db/index.js';
-import { TEST_PROCESS_IMPORTS, tempDataDir } from './cli.js';
+import { runCliInProcess, TEST_PROCESS_IMPORTS, tempDataDir, type CliResult } from './cli.js';
 import { freePort } from './ports.js';
-
-export interface CliResult {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 export interface RunningTool {
   baseUrl: string;
   /**
    * Runs `proctor-lti …` as an administrator would, with the tool's environment; `input` is its standard input.
-   * Asynchronous, so that servers of the test process (a second emulator) keep answering meanwhile.
+   * The CLI's program runs in the test's process (`runCliInProcess`): through the running tool on the embedded
+   * database, on its own connection on PostgreSQL.
    */
   cli(args: readonly string[], input?: string): Promise<CliResult>;
   stop(): Promise<void>;
-}
-
-function run(env: Record<string, string>, args: readonly string[], input: string): Promise<CliResult> {
-  const child = spawn(process.execPath, [...TEST_PROCESS_IMPORTS, 'src/cli/index.ts', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(input);
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
 }
 
 /**
@@ -87,7 +69,7 @@ export async function startRunningTool(prefix: string, extraEnv: Record<string, 
   }
   return {
     baseUrl,
-    cli: (args, input = '') => run(env, args, input),
+    cli: (args, input = '') => runCliInProcess(env, args, input),
     stop,
   };
 }
