@@ -53,7 +53,8 @@ if (process.env.TEST_RANDOMIZE === '1') {
 }
 
 const groupSize = Math.max(1, Number(process.env.TEST_GROUP_SIZE ?? 8));
-const ownProcess = (file) => file.startsWith('test/e2e/ops/') || file.startsWith('test/e2e/faults/') || /^\/\/ Test process: own\b/m.test(readFileSync(file, 'utf8'));
+const runsAlone = new Set(files.filter((file) => file.startsWith('test/e2e/ops/') || file.startsWith('test/e2e/faults/') || /^\/\/ Test process: own\b/m.test(readFileSync(file, 'utf8'))));
+const ownProcess = (file) => runsAlone.has(file);
 // Costlier kinds start first, so that the last processes to finish are short ones: browser files, whole-app
 // files, then the files that run alone, beside the light unit files rather than beside Chromium: a rolling
 // restart measures a load balancer's health checks, which a machine loaded past its cores makes time out.

@@ -57,16 +57,20 @@ async function untilServing(dataDir: string, holder: LockHolder): Promise<LockHo
 /** Sends the command line to the running tool, with the files it names; prints and writes what comes back. */
 export async function runInTool(holder: LockHolder, argv: string[]): Promise<number> {
   const result = await sendToTool(holder, await commandRequest(argv, readStdin));
+  writeReturnedFiles(result);
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
   return result.exitCode;
 }
 
-/** Carries a command out in the running tool and writes the files it sends back; the output is the caller's to print. */
-export async function sendToTool(holder: LockHolder, request: CommandRequest): Promise<CommandResult> {
-  const result = await runThroughTool(holder, request, COMMAND_TIMEOUT_MS);
+/** Carries a command out in the running tool; its output and the files it sends back are the caller's. */
+export function sendToTool(holder: LockHolder, request: CommandRequest): Promise<CommandResult> {
+  return runThroughTool(holder, request, COMMAND_TIMEOUT_MS);
+}
+
+/** Writes the files a command run with captured output (in the running tool) sent back. */
+export function writeReturnedFiles(result: Pick<CommandResult, 'outputs'>): void {
   for (const [path, content] of Object.entries(result.outputs)) writeFileSync(path, Buffer.from(content, 'base64'));
-  return result;
 }
 
 /** A command line with the files it names (read here: the tool may not see this machine's files) and, for `-`, standard input. */

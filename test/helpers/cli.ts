@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localRuntime } from '../../src/cli/context.js';
 import { withCapturedIo } from '../../src/cli/io.js';
 import { buildCli, runProgram } from '../../src/cli/program.js';
-import { chooseRoute, commandRequest, sendToTool } from '../../src/cli/route.js';
+import { chooseRoute, commandRequest, sendToTool, writeReturnedFiles } from '../../src/cli/route.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { databaseTemplateKey, TEST_CACHE } from './templates.js';
 
@@ -76,10 +76,8 @@ export async function runCliInProcess(env: Record<string, string>, args: readonl
     const result =
       route.kind === 'tool'
         ? await sendToTool(route.holder, request)
-        : await withCapturedIo(request, async () => runProgram(await buildCli(localRuntime(config), argv), argv)).then((done) => {
-            for (const [path, content] of Object.entries(done.outputs)) writeFileSync(path, Buffer.from(content, 'base64'));
-            return done;
-          });
+        : await withCapturedIo(request, async () => runProgram(await buildCli(localRuntime(config), argv), argv));
+    writeReturnedFiles(result);
     return { status: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   } finally {
     if (route.kind === 'local') route.lock?.release();
