@@ -14,7 +14,7 @@ import { openTestDatabase, type TestDatabase } from './db.js';
 import { httpCandidateLaunch } from './http-launch.js';
 import { freePort } from './ports.js';
 import { replicaEnv, startReplica, type Replica } from './tool-process.js';
-import { waitFor } from './wait.js';
+import { pace, waitFor } from './wait.js';
 
 export interface ReplicaAddress {
   name: string;
@@ -31,6 +31,8 @@ export interface RollingRestartSetup {
 }
 
 const WORKERS = 4;
+/** Each worker starts a launch at most this often: about ten launches a second through the balancer. */
+const LAUNCH_INTERVAL_MS = 400;
 /** Replicas start and rejoin the balancer at the pace of a real deployment. */
 const SLOW = { timeoutMs: 120_000, intervalMs: 100 };
 
@@ -76,7 +78,10 @@ export async function rollingRestartUnderLoad(t: TestContext, setup: RollingRest
     let completed = 0;
     const failures: string[] = [];
     const worker = async () => {
+      const nextLaunch = pace(LAUNCH_INTERVAL_MS);
       while (!stopping) {
+        await nextLaunch();
+        if (stopping) break;
         const student = students[next++ % students.length]!;
         try {
           const login = await demo.initiateLogin({ member: student.id, presentation: 'window' });

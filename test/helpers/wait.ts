@@ -27,3 +27,17 @@ export async function waitFor(what: string, condition: () => boolean | Promise<b
     await sleep(intervalMs);
   }
 }
+
+/**
+ * A pace for a loop that puts load on the app: each call resolves once `intervalMs` has passed since the previous
+ * call resolved. A test's load runs at a steady rate, never as fast as the machine allows: a loop at full speed
+ * takes every core for as long as the test runs, from the app and from the tests beside it.
+ */
+export function pace(intervalMs: number): () => Promise<void> {
+  let last = 0;
+  return async () => {
+    const wait = last + intervalMs - Date.now();
+    if (wait > 0) await sleep(wait);
+    last = Date.now();
+  };
+}
