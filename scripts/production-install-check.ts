@@ -55,6 +55,8 @@ try {
     DATA_DIR: join(folder, 'data'),
     LOG_LEVEL: 'info',
     ENCRYPTION_KEY: 'production-install-check-0123456789abcdef',
+    // A one-second lame duck: the stop takes the image's path; how long it lasts is a setting.
+    SHUTDOWN_DELAY_SECONDS: '1',
   };
   if (process.env.DATABASE_URL) Object.assign(env, { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema });
 

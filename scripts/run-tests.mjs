@@ -55,24 +55,27 @@ if (process.env.TEST_RANDOMIZE === '1') {
 const groupSize = Math.max(1, Number(process.env.TEST_GROUP_SIZE ?? 8));
 const runsAlone = new Set(files.filter((file) => file.startsWith('test/e2e/ops/') || file.startsWith('test/e2e/faults/') || /^\/\/ Test process: own\b/m.test(readFileSync(file, 'utf8'))));
 const ownProcess = (file) => runsAlone.has(file);
-// Costlier kinds start first, so that the last processes to finish are short ones: browser files, whole-app
-// files, then the files that run alone, beside the light unit files rather than beside Chromium: a rolling
-// restart measures a load balancer's health checks, which a machine loaded past its cores makes time out.
-// Within a kind, path order.
-const KIND_ORDER = ['test/browser/', 'test/e2e/', 'own', 'test/unit/', 'test/repo/'];
-const kindOf = (file) => Math.max(0, KIND_ORDER.indexOf(ownProcess(file) ? 'own' : KIND_ORDER.find((prefix) => file.startsWith(prefix))));
+// Two lanes run side by side. The files that run alone (rolling restarts, lame ducks, a database stopped and
+// started) spend most of their time waiting on other processes: they run one at a time in a lane of their own, so
+// that their waiting does not hold one of the cores the groups would use. The groups run TEST_CONCURRENCY at a
+// time, costlier kinds first so that the last processes to finish are short ones: browser files, whole-app files,
+// then unit and repository files. Within a kind, path order.
+const KIND_ORDER = ['test/browser/', 'test/e2e/', 'test/unit/', 'test/repo/'];
+const kindOf = (file) => Math.max(0, KIND_ORDER.findIndex((prefix) => file.startsWith(prefix)));
 const groups = [];
-for (const file of [...files].sort((a, b) => kindOf(a) - kindOf(b) || (a < b ? -1 : 1))) {
+for (const file of [...files].filter((file) => !ownProcess(file)).sort((a, b) => kindOf(a) - kindOf(b) || (a < b ? -1 : 1))) {
   const last = groups.at(-1);
-  if (last && last.length < groupSize && !ownProcess(file) && kindOf(last[0]) === kindOf(file)) last.push(file);
+  if (last && last.length < groupSize && kindOf(last[0]) === kindOf(file)) last.push(file);
   else groups.push([file]);
 }
+const alone = files.filter(ownProcess).map((file) => [file]);
 // node --test runs its files in the order of their names: the entries are numbered.
-const entries = groups.map((group, index) => {
-  const entry = join(scratch, `${String(index + 1).padStart(3, '0')}.group.mjs`);
-  writeFileSync(entry, groupEntry(group));
-  return entry;
-});
+const entriesOf = (lane, processGroups) =>
+  processGroups.map((group, index) => {
+    const entry = join(scratch, `${lane}-${String(index + 1).padStart(3, '0')}.group.mjs`);
+    writeFileSync(entry, groupEntry(group));
+    return entry;
+  });
 
 /** A process's entry for a group of test files: a suite per file, named by its path; closers run at the end. */
 function groupEntry(group) {
@@ -86,26 +89,50 @@ function groupEntry(group) {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * One node --test run of `entries`, `processes` at a time, its JSON report at `report`. Its spec output goes to
+ * stdout as it comes, or, when `held`, is kept and written once the run has ended (two lanes' lines never mix).
+ */
+function runLane(entries, processes, report, held) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import', 'tsx', '--test', `--test-concurrency=${processes}`, ...ordering,
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      '--test-reporter=./scripts/test-report.mjs', `--test-reporter-destination=${report}`,
+      ...entries,
+    ],
+    { stdio: ['ignore', held ? 'pipe' : 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'test' } },
+  );
+  const output = [];
+  child.stdout?.on('data', (chunk) => output.push(chunk));
+  return new Promise((resolveLane) =>
+    child.on('close', (code, signal) => resolveLane({ status: code ?? (signal ? 1 : 0), output: Buffer.concat(output), report })),
+  );
+}
+
 const started = Date.now();
-const child = spawn(
-  process.execPath,
-  [
-    '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...ordering,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=./scripts/test-report.mjs', `--test-reporter-destination=${reportPath}`,
-    ...entries,
-  ],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
-);
-child.on('exit', (code, signal) => {
+const lanes = [];
+if (groups.length > 0) lanes.push(runLane(entriesOf('groups', groups), concurrency, join(scratch, 'groups.json'), false));
+if (alone.length > 0) lanes.push(runLane(entriesOf('alone', alone), 1, join(scratch, 'alone.json'), lanes.length > 0));
+const ended = await Promise.all(lanes);
+for (const lane of ended) process.stdout.write(lane.output);
+const tests = [];
+let node = process.version;
+for (const lane of ended) {
   try {
-    summarize(JSON.parse(readFileSync(reportPath, 'utf8')).tests);
+    const report = JSON.parse(readFileSync(lane.report, 'utf8'));
+    node = report.node;
+    tests.push(...report.tests);
   } catch (error) {
     console.error(`No test report (${error.message}).`);
+    lane.status ||= 1;
   }
-  if (!process.env.TEST_REPORT) rmSync(scratch, { recursive: true, force: true });
-  process.exit(code ?? (signal ? 1 : 0));
-});
+}
+writeFileSync(reportPath, `${JSON.stringify({ node, tests }, null, 1)}\n`);
+summarize(tests);
+if (!process.env.TEST_REPORT) rmSync(scratch, { recursive: true, force: true });
+process.exit(ended.some((lane) => lane.status !== 0) ? 1 : 0);
 
 function summarize(tests) {
   const count = (status) => tests.filter((test) => test.kind === 'test' && test.status === status).length;

@@ -78,14 +78,15 @@ export interface ToolProcess {
 
 /**
  * src/main.ts in its own process with `env` (PORT and PUBLIC_URL added), once it has started and is ready (`/readyz` answers 200)
- * or has ended, whichever comes first: a start-up that fails resolves too, with `exited` settled.
+ * or has ended, whichever comes first: a start-up that fails resolves too, with `exited` settled. It stops without a
+ * lame duck unless `env` sets SHUTDOWN_DELAY_SECONDS: no balancer watches it, and the ten seconds would only be waited out.
  */
 export async function startToolProcess(env: Record<string, string>, timeoutMs = 120_000): Promise<ToolProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = '';
   let ended = false;
-  const { process: child, exited: childExited } = spawnTool({ PORT: String(port), PUBLIC_URL: baseUrl, LOG_LEVEL: 'info', ...env }, (line) => (output += `${line}\n`));
+  const { process: child, exited: childExited } = spawnTool({ PORT: String(port), PUBLIC_URL: baseUrl, LOG_LEVEL: 'info', SHUTDOWN_DELAY_SECONDS: '0', ...env }, (line) => (output += `${line}\n`));
   const exited = childExited.then((code) => {
     ended = true;
     return code;
