@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/db/index.js';
 import { migrate } from '../src/db/migrate.js';
 import { importExams } from '../src/exams/transfer.js';
+import { longestHold } from '../test/helpers/event-loop.js';
 
 const { values } = parseArgs({ options: { exams: { type: 'string', default: '3000' } } });
 const EXAMS = Number(values.exams);
@@ -20,21 +21,10 @@ async function main(): Promise<void> {
     await migrate(db);
     await db.query("INSERT INTO ltijs_documents (collection, doc) VALUES ('platform', $1)", [JSON.stringify({ platformUrl: KEY.issuer, clientId: KEY.client_id, kid: randomUUID(), name: KEY.issuer })]);
     const exams = Array.from({ length: EXAMS }, (_, i) => ({ ...KEY, context_id: `course-${i % 50}`, resource_link_id: `link-${i}`, title: `Exam ${i}`, status: 'open' as const, settings: null }));
-    const started = performance.now();
-    let last = started;
-    let longest = 0;
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      longest = Math.max(longest, now - last);
-      last = now;
-    }, 5);
-    const result = await importExams(db, { format: 'proctor-lti/exams', version: 1, exported_at: new Date().toISOString(), exams });
-    clearInterval(ticker);
-    const ended = performance.now();
-    longest = Math.max(longest, ended - last);
+    const { result, longest, took } = await longestHold(() => importExams(db, { format: 'proctor-lti/exams', version: 1, exported_at: new Date().toISOString(), exams }));
     if (!result.ok || result.created !== EXAMS) throw new Error(`the import failed: ${JSON.stringify(result).slice(0, 500)}`);
     const load = (await import('node:os')).loadavg().map((value) => value.toFixed(1)).join(' ');
-    console.log(`${EXAMS} exams imported on ${url ? 'PostgreSQL' : 'the embedded database'} in ${((ended - started) / 1000).toFixed(1)} s; the event loop was held for at most ${Math.round(longest)} ms at once (load average ${load})`);
+    console.log(`${EXAMS} exams imported on ${url ? 'PostgreSQL' : 'the embedded database'} in ${(took / 1000).toFixed(1)} s; the event loop was held for at most ${Math.round(longest)} ms at once (load average ${load})`);
   } finally {
     if (schema) await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await db.close();

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import express from 'express';
 import supertest from 'supertest';
 import { createAdminConsole } from '../../src/admin/index.js';
@@ -8,7 +9,7 @@ import { createInstitutionSettingsStore } from '../../src/institution/settings.j
 import { createPlatformActivity } from '../../src/lti/platform-activity.js';
 import { createRefusedRegistrations } from '../../src/lti/refused-registrations.js';
 import { createLogger } from '../../src/logger.js';
-import { TEST_ENCRYPTION_KEY, type TestApp } from './app.js';
+import { startTestApp, TEST_ENCRYPTION_KEY, type TestApp } from './app.js';
 import { startStub } from './hosted.js';
 
 export const ADMIN_TEST_PASSWORD = 'correct horse battery staple';
@@ -69,4 +70,31 @@ export async function startSecondConsole(app: TestApp, options: { signInLimits?:
     }).router,
   );
   return startStub(views);
+}
+
+/**
+ * An app with the admin console on and an administrator signed in, for the tests of the suite it is called in:
+ * started in its `before`, closed in its `after`.
+ */
+export function signedInConsole(): { readonly app: TestApp; readonly admin: Awaited<ReturnType<typeof signedInAgent>> } {
+  let started: { app: TestApp; admin: Awaited<ReturnType<typeof signedInAgent>> } | undefined;
+  before(async () => {
+    const app = await startTestApp({ ADMIN_PASSWORD: ADMIN_TEST_PASSWORD });
+    started = { app, admin: await signedInAgent(app) };
+  });
+  after(async () => {
+    await started?.app.close();
+  });
+  const get = () => {
+    if (!started) throw new Error('the console starts in the suite’s before hook');
+    return started;
+  };
+  return {
+    get app() {
+      return get().app;
+    },
+    get admin() {
+      return get().admin;
+    },
+  };
 }

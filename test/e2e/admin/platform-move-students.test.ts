@@ -3,11 +3,10 @@
 // everything follows the students — their ids, accommodations, the attempt in progress (resumed), names — and
 // the quiz addresses name the new site. Real launches through the OIDC flow, signed with the demo LMS's key.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { JWTPayload } from 'jose';
 import supertest from 'supertest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { ADMIN_TEST_PASSWORD, signedInAgent } from '../../helpers/admin.js';
+import { signedInConsole } from '../../helpers/admin.js';
 import { demoExam, derived, launchAs, oneCall, saveExamSettings } from '../../helpers/launches.js';
 import { createAuditLog } from '../../../src/admin/audit.js';
 import { platformKey } from '../../../src/lti/identifiers.js';
@@ -17,21 +16,12 @@ import { pathOf } from '../../helpers/urls.js';
 const STUDENT_NAME = 'María José Núñez';
 
 describe('a platform at a new address: refused launches lead to the move, and the move carries everything', () => {
-  let app: TestApp;
-  let admin: Awaited<ReturnType<typeof signedInAgent>>;
+  const fixture = signedInConsole();
 
-  before(async () => {
-    app = await startTestApp({ ADMIN_PASSWORD: ADMIN_TEST_PASSWORD });
-    admin = await signedInAgent(app);
-  });
-  after(async () => {
-    await app.close();
-  });
-
-  const demo = () => app.tool.sandbox!.demoLms;
+  const demo = () => fixture.app.tool.sandbox!.demoLms;
   /** Launches as if the demo LMS now answered at `issuer` (its tool registration, client id and key unchanged). */
   const launchFrom = (issuer: string, user: 'student' | 'instructor', change?: (claims: JWTPayload) => void) =>
-    launchAs(app, {
+    launchAs(fixture.app, {
       user,
       presentation: 'window',
       login: (params) => {
@@ -44,7 +34,7 @@ describe('a platform at a new address: refused launches lead to the move, and th
     });
   const register = (issuer: string) => {
     const { registration } = demo();
-    return app.tool.lti.platforms.register({
+    return fixture.app.tool.lti.platforms.register({
       issuer,
       clientId: registration.clientId,
       name: 'Demo LMS (moved)',
@@ -58,9 +48,9 @@ describe('a platform at a new address: refused launches lead to the move, and th
   const loginFrom = async (edit: (params: Record<string, string>) => void) => {
     const login = await demo().initiateLogin({ user: 'student', presentation: 'window' });
     edit(login.params);
-    return supertest(app.baseUrl).post(pathOf(login.url)).type('form').send(login.params);
+    return supertest(fixture.app.baseUrl).post(pathOf(login.url)).type('form').send(login.params);
   };
-  const refusedRows = async () => (await app.db.query<{ issuer: string; looks_like_issuer: string | null }>('SELECT issuer, looks_like_issuer FROM lti_refused_registrations ORDER BY issuer')).rows;
+  const refusedRows = async () => (await fixture.app.db.query<{ issuer: string; looks_like_issuer: string | null }>('SELECT issuer, looks_like_issuer FROM lti_refused_registrations ORDER BY issuer')).rows;
 
   it('a launch from an unknown issuer with a registered client id is listed as that platform at a new address, leading to the move', async () => {
     const renamed = 'https://moodle.renamed.example';
@@ -72,13 +62,13 @@ describe('a platform at a new address: refused launches lead to the move, and th
     const { registration } = demo();
     assert.deepEqual(await refusedRows(), [{ issuer: renamed, looks_like_issuer: registration.issuer }]);
 
-    const list = await admin.agent.get('/admin/platforms').expect(200);
+    const list = await fixture.admin.agent.get('/admin/platforms').expect(200);
     const oldKey = platformKey(registration.issuer, registration.clientId);
     const moveLink = `/admin/moves?${new URLSearchParams({ from: oldKey, newIssuer: renamed }).toString()}`;
     assert.match(list.text, /This looks like .+ at a new address: <a href="([^"]+)">move it<\/a>/);
     assert.ok(list.text.includes(`href="${moveLink.replace(/&/g, '&amp;')}"`), 'the link leads to the move, the old platform chosen');
 
-    const movePage = await admin.agent.get(moveLink).expect(200);
+    const movePage = await fixture.admin.agent.get(moveLink).expect(200);
     assert.match(movePage.text, /id="register-new-issuer"[^>]*>The refused launches came from <code>https:\/\/moodle\.renamed\.example<\/code>: register it first/);
 
     // An unknown issuer presenting nothing the tool knows is not kept (anyone can send those).
@@ -95,7 +85,7 @@ describe('a platform at a new address: refused launches lead to the move, and th
 
     // A distinctive deployment id of a registered platform, under another client id, looks like it too.
     const distinctive = '812:4f5e3b2a9c1d';
-    await app.tool.lti.deployments.add(registration.issuer, registration.clientId, distinctive);
+    await fixture.app.tool.lti.deployments.add(registration.issuer, registration.clientId, distinctive);
     const renamedCanvas = await loginFrom((params) => {
       params.iss = 'https://canvas.renamed.example';
       params.client_id = 'another-client';
@@ -111,27 +101,27 @@ describe('a platform at a new address: refused launches lead to the move, and th
   it('after the move: the same ids, the accommodation, the attempt in progress resumed, names, the new quiz address; the old platform keeps its last launch', async () => {
     const { registration } = demo();
     const moved = 'https://lms.moved.example';
-    const exam = await demoExam(app);
+    const exam = await demoExam(fixture.app);
     assert.ok(exam.settings);
     const quizUrl = String(exam.settings.launch_url);
     assert.ok(quizUrl.startsWith(`${new URL(registration.issuer).origin}/`), `the demo quiz is on the demo LMS's site: ${quizUrl}`);
-    await saveExamSettings(app, exam.id, exam.settings);
-    const studentId = (await derived(app)).userId(registration.issuer, '5');
+    await saveExamSettings(fixture.app, exam.id, exam.settings);
+    const studentId = (await derived(fixture.app)).userId(registration.issuer, '5');
 
     // Before the move: the student starts the exam (an attempt in progress) and has an accommodation.
-    const first = await oneCall(app, '/v2/candidate/launch', () => launchAs(app, { user: 'student', presentation: 'window' }));
+    const first = await oneCall(fixture.app, '/v2/candidate/launch', () => launchAs(fixture.app, { user: 'student', presentation: 'window' }));
     assert.equal(first.body.user_id, studentId);
     const attemptId = String(first.body.attempt_id);
-    await app.db.query(`INSERT INTO exam_accommodations (exam_id, user_id, override) VALUES ($1, $2, '{"expire": 7200}')`, [exam.id, studentId]);
+    await fixture.app.db.query(`INSERT INTO exam_accommodations (exam_id, user_id, override) VALUES ($1, $2, '{"expire": 7200}')`, [exam.id, studentId]);
     invalidateReadCaches();
 
     // The LMS moves; its launches are refused until the administrator registers the new address and moves.
     await register(moved);
     const oldKey = platformKey(registration.issuer, registration.clientId);
     const newKey = platformKey(moved, registration.clientId);
-    const post = async (path: string, fields: Record<string, string>) => admin.agent.post(`/admin/moves${path}`).type('form').send({ _csrf: await admin.csrf(), ...fields });
+    const post = async (path: string, fields: Record<string, string>) => fixture.admin.agent.post(`/admin/moves${path}`).type('form').send({ _csrf: await fixture.admin.csrf(), ...fields });
     // Once registered, the refused launches' link chooses both registrations.
-    const choice = await admin.agent.get(`/admin/moves?${new URLSearchParams({ from: oldKey, newIssuer: moved }).toString()}`).expect(200);
+    const choice = await fixture.admin.agent.get(`/admin/moves?${new URLSearchParams({ from: oldKey, newIssuer: moved }).toString()}`).expect(200);
     assert.match(choice.text, new RegExp(`<select id="from"[^>]*>[\\s\\S]*?<option value="${oldKey}" selected>`));
     assert.match(choice.text, new RegExp(`<select id="to"[^>]*>[\\s\\S]*?<option value="${newKey}" selected>`));
     assert.doesNotMatch(choice.text, /register-new-issuer/);
@@ -141,27 +131,27 @@ describe('a platform at a new address: refused launches lead to the move, and th
     const rewrittenQuiz = `${moved}${quizUrl.slice(new URL(quizUrl).origin.length)}`;
     assert.ok(preview.text.includes(`<td><code>launch_url</code></td><td><code>${quizUrl}</code></td><td><code>${rewrittenQuiz}</code></td>`), 'the preview lists the quiz address rewrite');
     assert.match(preview.text, /<td><code>exam_start<\/code><\/td><td><code>\^http:\/\/127\\\.0\\\.0\\\.1:\d+\/sandbox/);
-    assert.equal((await demoExam(app)).settings?.launch_url, quizUrl, 'the preview changed nothing');
+    assert.equal((await demoExam(fixture.app)).settings?.launch_url, quizUrl, 'the preview changed nothing');
 
     const confirmed = await post('', { from: oldKey, to: newKey });
     assert.equal(confirmed.status, 303, confirmed.text.slice(0, 500));
-    const [audited] = await createAuditLog(app.db).list({ action: 'platform.move' });
+    const [audited] = await createAuditLog(fixture.app.db).list({ action: 'platform.move' });
     assert.deepEqual(
       audited?.changes.filter((c) => ['studentIds', 'addressesRewritten', 'addressesToCheck'].includes(c.field)).map((c) => [c.field, c.new]),
       [['studentIds', 'kept'], ['addressesRewritten', '1'], ['addressesToCheck', '0']],
     );
-    const movedExam = await app.db.query<{ settings: Record<string, string> }>('SELECT settings FROM exams WHERE id = $1', [exam.id]);
+    const movedExam = await fixture.app.db.query<{ settings: Record<string, string> }>('SELECT settings FROM exams WHERE id = $1', [exam.id]);
     assert.equal(movedExam.rows[0]?.settings.launch_url, rewrittenQuiz);
 
     // The student launches from the new address: the same id, the same attempt resumed, the accommodation applied.
-    const again = await oneCall(app, '/v2/candidate/launch', () => launchFrom(moved, 'student'));
+    const again = await oneCall(fixture.app, '/v2/candidate/launch', () => launchFrom(moved, 'student'));
     assert.equal(again.body.user_id, studentId);
     assert.equal(again.body.attempt_id, attemptId, 'the attempt in progress is resumed');
     assert.equal(again.body.exam_tag, first.body.exam_tag, 'the same deployment id: the same exam tag');
     assert.equal(again.body.section_id, first.body.section_id);
     assert.equal(again.body.expire, 7200, 'the accommodation follows the student');
     assert.equal(again.body.launch_url, rewrittenQuiz);
-    assert.equal((await app.db.query('SELECT 1 FROM attempts WHERE exam_id = $1', [exam.id])).rowCount, 1, 'no second attempt');
+    assert.equal((await fixture.app.db.query('SELECT 1 FROM attempts WHERE exam_id = $1', [exam.id])).rowCount, 1, 'no second attempt');
 
     // The instructor's hub names the student of the attempt from before the move (the roster derives the same id).
     const hub = await launchFrom(moved, 'instructor');
@@ -170,9 +160,9 @@ describe('a platform at a new address: refused launches lead to the move, and th
     assert.match(row, new RegExp(`<span [^>]*data-name>${STUDENT_NAME}</span>`));
 
     // The old platform still shows when it last launched; the new one its own launches.
-    const oldDetail = await admin.agent.get(`/admin/platforms/${oldKey}`).expect(200);
+    const oldDetail = await fixture.admin.agent.get(`/admin/platforms/${oldKey}`).expect(200);
     assert.doesNotMatch(/<dt>Last launch<\/dt><dd>([^<]*)<\/dd>/.exec(oldDetail.text)?.[1] ?? '', /Never/);
-    const newDetail = await admin.agent.get(`/admin/platforms/${newKey}`).expect(200);
+    const newDetail = await fixture.admin.agent.get(`/admin/platforms/${newKey}`).expect(200);
     assert.doesNotMatch(/<dt>Last launch<\/dt><dd>([^<]*)<\/dd>/.exec(newDetail.text)?.[1] ?? 'Never', /Never/);
   });
 });
