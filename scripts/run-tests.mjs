@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, setPriority, tmpdir } from 'node:os';
 
 function findTests(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -57,9 +57,11 @@ const runsAlone = new Set(files.filter((file) => file.startsWith('test/e2e/ops/'
 const ownProcess = (file) => runsAlone.has(file);
 // Two lanes run side by side. The files that run alone (rolling restarts, lame ducks, a database stopped and
 // started) spend most of their time waiting on other processes: they run one at a time in a lane of their own, so
-// that their waiting does not hold one of the cores the groups would use. The groups run TEST_CONCURRENCY at a
-// time, costlier kinds first so that the last processes to finish are short ones: browser files, whole-app files,
-// then unit and repository files. Within a kind, path order.
+// that their waiting does not hold one of the cores the groups would use. They also measure time (a health check,
+// a lame duck, a deadline), so the groups' lane runs at a lower priority (nice 10, inherited by every process it
+// starts, Chromium included): the groups take the cores whenever the files that run alone wait, and never delay
+// them. The groups run TEST_CONCURRENCY at a time, costlier kinds first so that the last processes to finish are
+// short ones: browser files, whole-app files, then unit and repository files. Within a kind, path order.
 const KIND_ORDER = ['test/browser/', 'test/e2e/', 'test/unit/', 'test/repo/'];
 const kindOf = (file) => Math.max(0, KIND_ORDER.findIndex((prefix) => file.startsWith(prefix)));
 const groups = [];
@@ -93,7 +95,7 @@ function groupEntry(group) {
  * One node --test run of `entries`, `processes` at a time, its JSON report at `report`. Its spec output goes to
  * stdout as it comes, or, when `held`, is kept and written once the run has ended (two lanes' lines never mix).
  */
-function runLane(entries, processes, report, held) {
+function runLane(entries, processes, report, held, niceness = 0) {
   const child = spawn(
     process.execPath,
     [
@@ -104,6 +106,8 @@ function runLane(entries, processes, report, held) {
     ],
     { stdio: ['ignore', held ? 'pipe' : 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'test' } },
   );
+  // Set before node --test starts its first file: the processes it starts inherit it.
+  if (niceness > 0 && child.pid !== undefined) setPriority(child.pid, niceness);
   const output = [];
   child.stdout?.on('data', (chunk) => output.push(chunk));
   return new Promise((resolveLane) =>
@@ -113,7 +117,7 @@ function runLane(entries, processes, report, held) {
 
 const started = Date.now();
 const lanes = [];
-if (groups.length > 0) lanes.push(runLane(entriesOf('groups', groups), concurrency, join(scratch, 'groups.json'), false));
+if (groups.length > 0) lanes.push(runLane(entriesOf('groups', groups), concurrency, join(scratch, 'groups.json'), false, alone.length > 0 ? 10 : 0));
 if (alone.length > 0) lanes.push(runLane(entriesOf('alone', alone), 1, join(scratch, 'alone.json'), lanes.length > 0));
 const ended = await Promise.all(lanes);
 for (const lane of ended) process.stdout.write(lane.output);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { assertNoAxeViolations, horizontalOverflow, PAGE_BEST_PRACTICES } from '../../helpers/axe.js';
+import { assertNoAxeViolations, axeViolations, horizontalOverflow, PAGE_BEST_PRACTICES } from '../../helpers/axe.js';
 import { withBrowser } from '../../helpers/browser.js';
 import { launchFromCourse, untilSession } from '../../helpers/demo-course.js';
 import { loadCatalog, message } from '../../helpers/catalogs.js';
@@ -35,6 +35,17 @@ describe('in a browser: the demo LMS launches in any of the seven languages', ()
         assert.deepEqual(offered, ['en', 'es', 'fr', 'de', 'pt-BR', 'ar', 'zh-Hans']);
         await checkAtBothWidths(page, `the ${flavor}-like course page`);
       }
+    });
+  });
+
+  it('the accessibility check finds a WCAG violation and a best practice broken in the same pass', async (t) => {
+    await withBrowser(t, async (context) => {
+      const page = await context.newPage();
+      await page.setContent('<html lang="en"><title>t</title><nav aria-label="Same"></nav><nav aria-label="Same"></nav><main><input></main></html>');
+      const found = (await axeViolations(page, { bestPractices: PAGE_BEST_PRACTICES })).map((violation) => violation.id);
+      assert.ok(found.includes('label'), `a WCAG rule: ${found.join(', ')}`);
+      assert.ok(found.includes('landmark-unique'), `a best practice: ${found.join(', ')}`);
+      assert.deepEqual((await axeViolations(page)).map((violation) => violation.id), ['label'], 'no best practice unless asked');
     });
   });
 
