@@ -58,6 +58,8 @@ describe('npm run cli -- institution set', () => {
   });
 
   it('refuses a wrong value, naming the field, and changes nothing', async () => {
+    const set = await cli('set', '--primary-color', '0b5cad');
+    assert.equal(set.status, 0, set.stderr);
     const refused = await cli('set', '--primary-color', 'blue', '--domain', 'https://exams.example.edu/x');
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /nothing was changed/);
