@@ -72,12 +72,14 @@ export async function startSecondConsole(app: TestApp, options: { signInLimits?:
   return startStub(views);
 }
 
+export type SignedInAgent = Awaited<ReturnType<typeof signedInAgent>>;
+
 /**
  * An app with the admin console on and an administrator signed in, for the tests of the suite it is called in:
  * started in its `before`, closed in its `after`.
  */
-export function signedInConsole(): { readonly app: TestApp; readonly admin: Awaited<ReturnType<typeof signedInAgent>> } {
-  let started: { app: TestApp; admin: Awaited<ReturnType<typeof signedInAgent>> } | undefined;
+export function signedInConsole(): { readonly app: TestApp; readonly admin: SignedInAgent } {
+  let started: { app: TestApp; admin: SignedInAgent } | undefined;
   before(async () => {
     const app = await startTestApp({ ADMIN_PASSWORD: ADMIN_TEST_PASSWORD });
     started = { app, admin: await signedInAgent(app) };
