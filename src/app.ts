@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import express, { type Express, type Application, type ErrorRequestHandler, type Request, type Response } from 'express';
+import express, { type Express, type Application, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { createAdminConsole } from './admin/index.js';
 import { createAuditLog } from './admin/audit.js';
 import type { Database } from './db/types.js';
@@ -32,7 +32,7 @@ import { createLaunchLog, type LaunchLog } from './launches/log.js';
 import { createReturnRoutes } from './launches/return-routes.js';
 import { createAssessmentRoutes } from './launches/assessment-routes.js';
 import { createAssessmentHandoffStore, type AssessmentHandoffStore } from './launches/assessment-handoffs.js';
-import { createLaunchHandler, createLaunchRoutes } from './launches/routes.js';
+import { createLaunchHandler, createLaunchRoutes, createNoticeContinue, LAUNCH_PATHS } from './launches/routes.js';
 import { createLaunchService } from './launches/service.js';
 import { createPrivacyNoticeStore } from './launches/privacy-notices.js';
 import { createConfiguredLtiAdapter } from './lti/configured-adapter.js';
@@ -385,14 +385,16 @@ function mountSessionRoutes(deps: SessionRoutesDeps) {
   const launchRouteDeps = { service, lti, csrf, logger, secureCookies: config.publicUrl.protocol === 'https:' };
   const deepLinking = createDeepLinkingHandler({ lti, db, decide: rolePolicy, csrf, pseudonymSecret: secret, lmsPresets, launchUrl: toolUrl(config, LTI_ROUTES.launch) });
   // Every page of a session derives its ids as the database says now (a platform moved by another replica).
-  lti.sessionRouter.use(async (_req, res, next) => {
+  const confirmPseudonyms: RequestHandler = async (_req, res, next) => {
     // A session that cannot be read is refused by its route, as before.
     const launch = typeof res.locals.ltik === 'string' && typeof secret !== 'string' ? await lti.launchOf(res).catch(() => undefined) : undefined;
     if (launch && typeof secret !== 'string') await secret.confirm(launch.issuer);
     next();
-  });
+  };
   // Every page of a session speaks the language the LMS launched it in.
-  lti.sessionRouter.use(launchLocale(async (res) => (typeof res.locals.ltik === 'string' ? (await lti.launchOf(res)).locale : undefined)));
+  const sessionLocale = launchLocale(async (res) => (typeof res.locals.ltik === 'string' ? (await lti.launchOf(res)).locale : undefined));
+  lti.sessionRouter.use(confirmPseudonyms, sessionLocale);
+  lti.postWithLaunchToken(LAUNCH_PATHS.noticeContinue, confirmPseudonyms, sessionLocale, createNoticeContinue(launchRouteDeps));
   lti.sessionRouter.use(createLaunchRoutes(launchRouteDeps));
   lti.sessionRouter.use(createAccommodationRoutes(launchRouteDeps));
   lti.sessionRouter.use(createProctorRoutes({ ...launchRouteDeps, courseStaff }));

@@ -24,6 +24,8 @@ const logger = createLogger(config.logLevel);
 const db = await openDatabase(config.database);
 await migrate(db);
 const tool = await createApp({ config, db, logger, encryptionKey: 'compare-bench-encryption-key-0123456789abcdef' });
+// As in production, where NODE_ENV=production turns it on (the bench runs development: production needs an https URL).
+tool.app.enable('view cache');
 
 const lms = process.env.BENCH_LMS ?? 'tool';
 const info = (await (await fetch(`${upstream}/bench/info?lms=${encodeURIComponent(lms)}`)).json()) as UpstreamInfo;

@@ -1,4 +1,4 @@
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Csrf } from '../http/csrf.js';
 import { bodyFields } from '../http/request-input.js';
 import { localsOf } from '../http/locals.js';
@@ -19,7 +19,7 @@ export { LAUNCH_PATHS };
 
 export interface LaunchRoutesDeps {
   service: LaunchService;
-  lti: Pick<LtiAdapter, 'launchOf' | 'ltikOf' | 'keepSession'>;
+  lti: Pick<LtiAdapter, 'launchOf' | 'ltikOf' | 'launchTokenOf' | 'keepSession'>;
   csrf: Csrf;
   /** Each request's session logs to this logger's child for the request (`requestLogger`). */
   logger: Logger;
@@ -28,8 +28,9 @@ export interface LaunchRoutesDeps {
 }
 
 async function respond(req: Request, res: Response, deps: LaunchRoutesDeps, session: LaunchSession, outcome: LaunchOutcome, atLaunch = false): Promise<void> {
-  // A page that posts the session token back needs the session stored; a redirect or a closed exam does not.
-  if (outcome.kind !== 'redirect' && outcome.kind !== 'unavailable' && outcome.kind !== 'assessment-ended') await deps.lti.keepSession(res);
+  // A page that posts the session token back to a session route needs the session stored; a redirect, a closed exam
+  // and the privacy notice (its button's route reads only the token's launch) do not.
+  if (outcome.kind !== 'redirect' && outcome.kind !== 'unavailable' && outcome.kind !== 'assessment-ended' && outcome.kind !== 'notice') await deps.lti.keepSession(res);
   switch (outcome.kind) {
     case 'redirect':
       if (outcome.handoffCookie) {
@@ -41,7 +42,7 @@ async function respond(req: Request, res: Response, deps: LaunchRoutesDeps, sess
       respondWithProctoringUrl(req, res, session.launch, outcome.url, outcome.start);
       return;
     case 'notice':
-      respondWithNotice(req, res, outcome.start, { action: LAUNCH_PATHS.noticeContinue, ltik: deps.lti.ltikOf(res), exam: outcome.fromList ? outcome.examId : undefined });
+      respondWithNotice(req, res, outcome.start, { action: LAUNCH_PATHS.noticeContinue, ltik: deps.lti.launchTokenOf(res), exam: outcome.fromList ? outcome.examId : undefined });
       return;
     case 'assessment-ended': {
       res.set('Cache-Control', 'no-store');
@@ -158,14 +159,19 @@ export function createLaunchRoutes(deps: LaunchRoutesDeps): Router {
     await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.startFromList(session, examIdOf(req), viewOf(req, session.launch))));
   });
 
-  // The privacy notice's button: on to the session, the notice recorded as seen ("Try again" keeps the exam field).
-  router.post('/notice/continue', async (req, res) => {
-    const exam = fieldsOf(req).exam;
+  return router;
+}
+
+/**
+ * The privacy notice's button: on to the session, the notice recorded as seen ("Try again" keeps the exam field).
+ * Registered with the adapter's `postWithLaunchToken`: the notice a launch answers with does not store its session.
+ */
+export function createNoticeContinue(deps: LaunchRoutesDeps): RequestHandler {
+  return async (req, res) => {
+    const exam = bodyFields(req).exam;
     const listedExamId = typeof exam === 'string' && exam !== '' ? exam : undefined;
     if (listedExamId) localsOf(res).retryFields = { ...localsOf(res).retryFields, exam: listedExamId };
-    const session = await sessionOf(req, res);
+    const session = await deps.service.session(await deps.lti.launchOf(res), requestLogger(deps.logger, req));
     await asSession(res, session, async () => respond(req, res, deps, session, await deps.service.continueAfterNotice(session, listedExamId)));
-  });
-
-  return router;
+  };
 }

@@ -18,6 +18,7 @@ import { LoginCapacityError, LtiRefusal, refusalFromLtijsMessage, type LtiRefusa
 import { acceptOlderSigningKeys, cookieAttributes, forwardRejections, importSecretKeysOnce, ltijsJsonwebtoken, ltijsLoginRequest, ltijsUrlFormat, onStateCookie, replaceLtijsErrorAnswers, replaceTokenValidation, tolerateStateDeleteFailures, wrapLoginRequest } from './ltijs-boundary.js';
 import { createLoginStateStore, type LoginStateStore } from './login-states.js';
 import { holdOpenedSession, LTIJS_LAUNCH_PATH, ltijsSessionOf, openedSessionOf, type LtijsSession } from './ltijs-session.js';
+import { launchTokenSession } from './launch-token-session.js';
 import { secureRandomBytes } from './secure-random.js';
 import { createNamesRolesClient, type NamesRolesMember } from './names-roles.js';
 import { LTI_ROUTES } from './paths.js';
@@ -130,6 +131,16 @@ export interface LtiAdapter {
    * URLs. In a launch's own answer, only after `keepSession`.
    */
   ltikOf(res: Response): string;
+  /**
+   * The session token of the current request for a route registered with `postWithLaunchToken`: in a launch's own
+   * answer it needs no `keepSession` (such a route never reads the stored session). Never for URLs.
+   */
+  launchTokenOf(res: Response): string;
+  /**
+   * A POST route that needs only the launch behind the session token it is posted (launch-token-session.ts), not
+   * ltijs's stored session: `path` is the whole path (under /lti), answered before ltijs sees the request.
+   */
+  postWithLaunchToken(path: string, ...handlers: RequestHandler[]): void;
   /**
    * Stores the session a resource-link launch opened, so that its ltik can be posted back: a launch answered with
    * a page that carries the ltik awaits this first. A launch answered with a redirect to the proctoring service
@@ -401,6 +412,9 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     return toLaunch(launchClaimsSchema.parse(stored), clientId, stored);
   }
 
+  const launchTokenRouter = express.Router();
+  const launchTokenChecks = launchTokenSession({ encryptionKey: options.encryptionKey, sessionMaxAgeSeconds: options.sessionMaxAgeSeconds, refuse });
+
   const launched = (keepFirst: boolean) => async (_token: unknown, req: Request, res: Response, next: NextFunction) => {
     try {
       if (keepFirst) await keepSession(res);
@@ -460,6 +474,7 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     mount(app) {
       if (directLogin) app.all(LTI_ROUTES.login, ...directLogin);
       if (directLaunch) app.post(LTI_ROUTES.launch, ...directLaunch);
+      app.use(launchTokenRouter);
       // ltijs's own cookie parser knows only its one key; it leaves cookies another parser has read alone.
       app.use('/lti', parseCookies, lti.app);
     },
@@ -474,6 +489,10 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
       return platformOrigin ? { target: login.storageTarget, platformOrigin } : undefined;
     },
     ltikOf,
+    launchTokenOf: issuedLtik,
+    postWithLaunchToken(path, ...handlers) {
+      launchTokenRouter.post(path, ...launchTokenChecks, ...handlers);
+    },
     keepSession,
     // The session ltijs accepted or, in the id_token POST, has just issued; else the token the request names.
     sessionIdOf: (req) => {

@@ -4,12 +4,13 @@
 // Proctoring Services' starts show it once too.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { JWTPayload } from 'jose';
+import type supertest from 'supertest';
+import { decodeJwt, SignJWT, type JWTPayload } from 'jose';
 import { invalidateReadCaches } from '../../../src/db/read-cache.js';
 import { deriveUserId } from '../../../src/lti/identifiers.js';
 import { createExamStore, type Exam } from '../../../src/exams/store.js';
 import { createAccommodationStore } from '../../../src/exams/accommodations/store.js';
-import { installationSecret, startTestApp, type TestApp } from '../../helpers/app.js';
+import { installationSecret, startTestApp, TEST_ENCRYPTION_KEY, type TestApp } from '../../helpers/app.js';
 import { loadCatalog, message } from '../../helpers/catalogs.js';
 import { callsDuring, CLAIMS, emulator, launchAs, oneCall, retryOf } from '../../helpers/launches.js';
 import { continueFromNotice, noticeFormOf } from '../../helpers/lti-flow.js';
@@ -190,6 +191,34 @@ describe("the student's privacy notice", () => {
     assert.equal(calls.length, 0, 'nothing is asked of the Launch API');
     const inUrl = await first.agent.post(`/lti/notice/continue?ltik=${encodeURIComponent(first.ltik)}`).type('form').send({});
     assert.ok(inUrl.status >= 400, `a token in the URL is refused: ${inUrl.status}`);
+  });
+
+  it('the notice stores no session and its button reads none: the token it carries is checked by its signature and age', async () => {
+    const student = newStudent();
+    const ltijsDocuments = async () => Number((await app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM ltijs_documents WHERE doc->>'user' = $1", [student.sub])).rows[0]?.n);
+    const first = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window', claims: student.claims, stopAtNotice: true });
+    const form = noticeFormOf(first.response);
+    assert.ok(form, first.response.text.slice(0, 300));
+    assert.equal(await ltijsDocuments(), 0, 'the notice wrote no ltijs session');
+
+    // A token signed with another key, or older than a session may be, starts nothing.
+    const payload = decodeJwt(form.fields.ltik!);
+    const forged = await new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode('another-key-0123456789-abcdefghijklmnopqrstuv'));
+    const stale = await new SignJWT({ ...payload, iat: Math.floor(Date.now() / 1000) - app.config.lti.sessionMaxAgeSeconds - 60 })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(new TextEncoder().encode(TEST_ENCRYPTION_KEY));
+    for (const [label, ltik] of [['another key', forged], ['too old', stale], ['not a token', 'not-a-token']] as const) {
+      const post = async (): Promise<supertest.Response> => first.agent.post(form.action).type('form').send({ ...form.fields, ltik });
+      const { result: refused, calls } = await callsDuring(app, post);
+      assert.equal(refused.status, 401, `${label}: ${refused.status} ${refused.text.slice(0, 200)}`);
+      assert.equal(calls.length, 0, `${label}: nothing is asked of the Launch API`);
+    }
+    assert.equal(await recorded(midterm, student.sub), false);
+
+    const continued = await continueFromNotice(first.agent, first.response);
+    assert.equal(continued.status, 302, continued.text.slice(0, 300));
+    assert.equal(await recorded(midterm, student.sub), true);
+    assert.equal(await ltijsDocuments(), 0, 'the button read no ltijs session and its redirect stored none');
   });
 
   it('a student exempted from proctoring gets no notice (nothing is recorded or sent)', async () => {
