@@ -45,14 +45,28 @@ export function createI18n(catalogs: Catalogs): I18n {
   return instance;
 }
 
+/** Messages without arguments kept per translator; the keys come from code and catalogs, this bounds a surprise. */
+const MAX_PLAIN_MESSAGES = 4096;
+
 export function createTranslator(instance: I18n, locale: Locale): Translator {
   const fixed = instance.getFixedT(locale);
   const dateFormats = new Map<string, Intl.DateTimeFormat>();
   const numbers = new Intl.NumberFormat(locale);
+  // The catalogs never change while the process runs: a message without arguments is looked up and formatted once.
+  const plain = new Map<string, string>();
   return {
     locale,
     dir: directionOf(locale),
-    t: (key, values) => fixed(key, values ?? {}),
+    t(key, values) {
+      if (values !== undefined) return fixed(key, values);
+      let message = plain.get(key);
+      if (message === undefined) {
+        message = fixed(key, {});
+        if (plain.size >= MAX_PLAIN_MESSAGES) plain.clear();
+        plain.set(key, message);
+      }
+      return message;
+    },
     formatDateTime(date, options = {}) {
       const cacheKey = `${options.timeZone ?? ''}|${options.dateStyle ?? ''}|${options.timeStyle ?? ''}|${options.weekday ?? ''}`;
       let format = dateFormats.get(cacheKey);
