@@ -6,7 +6,7 @@
 // (its environment, its signal handlers) or waits on other processes for most of its time says so with a
 // `// Test process: own` line and runs alone, as every file under test/e2e/ops/ and test/e2e/faults/ does.
 // Usage: npm test [-- path-or-substring ...] [--exclude path-or-substring ...]
-// Environment: TEST_CONCURRENCY (processes at a time), TEST_GROUP_SIZE (files per process, default 8; 1 runs
+// Environment: TEST_CONCURRENCY (processes at a time), TEST_GROUP_SIZE (files per process, default 16; 1 runs
 // every file alone), TEST_REPORT (keep the JSON report of every test at this path), TEST_RANDOMIZE=1 (tests in a
 // random order within each file, where the Node.js version offers it; the seed is printed, TEST_RANDOM_SEED
 // repeats an order).
@@ -52,7 +52,7 @@ if (process.env.TEST_RANDOMIZE === '1') {
   }
 }
 
-const groupSize = Math.max(1, Number(process.env.TEST_GROUP_SIZE ?? 8));
+const groupSize = Math.max(1, Number(process.env.TEST_GROUP_SIZE ?? 16));
 const runsAlone = new Set(files.filter((file) => file.startsWith('test/e2e/ops/') || file.startsWith('test/e2e/faults/') || /^\/\/ Test process: own\b/m.test(readFileSync(file, 'utf8'))));
 const ownProcess = (file) => runsAlone.has(file);
 // Two lanes run side by side. The files that run alone (rolling restarts, lame ducks, a database stopped and

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, describe, it } from 'node:test';
+import { createInterface } from 'node:readline';
 import supertest from 'supertest';
 import { parseAutoSubmitForm } from '../../../src/sandbox/demo-lms/index.js';
 import { TEST_PROCESS_IMPORTS, tempDataDir } from '../../helpers/cli.js';
@@ -12,10 +13,17 @@ import { freePort } from '../../helpers/ports.js';
 import { pathOf } from '../../helpers/urls.js';
 import { noticeFormOf } from '../../helpers/lti-flow.js';
 
+interface LogLine {
+  msg: string;
+  lameDuckMs?: number;
+}
+
 interface Tool {
   baseUrl: string;
   child: ChildProcess;
   output: () => string;
+  /** The tool's log lines, in the order it wrote them. */
+  log: () => LogLine[];
   exit: Promise<number | null>;
 }
 
@@ -30,11 +38,15 @@ async function startTool(env: Record<string, string>): Promise<Tool> {
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: data.dir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Everything the process wrote, for failure messages; its log (JSON lines on stdout) line by line, apart from
+  // stderr, so that the order of its lines is the order it wrote them in.
   let output = '';
+  const logLines: string[] = [];
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  createInterface({ input: child.stdout }).on('line', (line) => logLines.push(line));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const tool = { baseUrl, child, output: () => output, exit };
+  const tool = { baseUrl, child, output: () => output, log: () => logLines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine), exit };
   started.push({ tool, data });
   const deadline = Date.now() + 120_000;
   while (!output.includes('proctor-lti started')) {
@@ -97,9 +109,9 @@ describe('SIGTERM: lame duck, then drain', { timeout: 180_000 }, () => {
     assert.equal(code, 0, tool.output().slice(-2000));
     const took = Date.now() - signalledAt;
     assert.ok(took >= 4000 && took < 14_000, `stopped after the lame duck and its drain (${took} ms)`);
-    const lines = tool.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; lameDuckMs?: number });
+    const lines = tool.log();
     const order = lines.map((line) => line.msg).filter((msg) => msg.startsWith('shutting down') || msg === 'shut down');
-    assert.deepEqual(order, ['shutting down: /readyz answers 503, still serving until load balancers have taken this replica out', 'shutting down: draining requests in flight', 'shut down']);
+    assert.deepEqual(order, ['shutting down: /readyz answers 503, still serving until load balancers have taken this replica out', 'shutting down: draining requests in flight', 'shut down'], tool.output().slice(-3000));
     assert.equal(lines.find((line) => line.lameDuckMs !== undefined)?.lameDuckMs, 4000);
   });
 
