@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { processEndClosers } from './process-end.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -92,8 +93,3 @@ async function closeShared(launched: NonNullable<typeof shared>): Promise<void> 
   await browser?.close();
 }
 
-/** What the test runner's process entry runs after the process's last test, where it runs the test files. */
-function processEndClosers(): Array<() => Promise<void>> | undefined {
-  const closers: unknown = Reflect.get(globalThis, Symbol.for('proctor-lti.tests.processEnd'));
-  return Array.isArray(closers) ? closers : undefined;
-}

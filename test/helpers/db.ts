@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { openDatabase } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrate.js';
 import { pgliteDatabase } from '../../src/db/pglite.js';
+import { pooledPglite } from './pglite-pool.js';
 import { databaseTemplateKey, TEST_CACHE } from './templates.js';
 import type { Database, Queryable, QueryResult } from '../../src/db/types.js';
 
@@ -45,7 +46,8 @@ async function pgliteTemplate(migrated: boolean): Promise<Blob> {
 
 /**
  * A fresh, empty database for one test file: with DATABASE_URL, PostgreSQL in a uniquely named schema that
- * `close()` drops again; otherwise in-memory PGlite.
+ * `close()` drops again; otherwise in-memory PGlite, handed on to the process's next file once closed
+ * (pglite-pool.ts).
  */
 export async function openTestDatabase(): Promise<TestDatabase> {
   return openFreshDatabase(false);
@@ -54,8 +56,8 @@ export async function openTestDatabase(): Promise<TestDatabase> {
 async function openFreshDatabase(migrated: boolean): Promise<TestDatabase> {
   const url = process.env.DATABASE_URL;
   if (!url) {
-    const db = await openDatabase({ dataDir: 'memory', pgliteTemplate: await pgliteTemplate(migrated) });
-    return wrap(db, undefined, () => db.close());
+    const { db, close } = await pooledPglite(databaseTemplateKey(migrated), () => pgliteTemplate(migrated));
+    return wrap(db, undefined, close);
   }
   const schema = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const db = await openDatabase({ url, dataDir: 'memory', schema });
