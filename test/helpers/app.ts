@@ -10,7 +10,7 @@ import type { Database } from '../../src/db/types.js';
 import { createAppSecrets, type AppSecretName } from '../../src/db/app-secrets.js';
 import { createSecretBox } from '../../src/secrets/secret-box.js';
 import { migratedTestDatabase, type TestDatabase } from './db.js';
-import './shared-rsa-keys.js';
+import './shared-rsa-keys.mjs';
 import { createConformanceWatch } from '../contract/conformance.js';
 
 export interface TestApp {

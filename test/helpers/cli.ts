@@ -9,9 +9,6 @@ import { chooseRoute, commandRequest, sendToTool, writeReturnedFiles } from '../
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { databaseTemplateKey, TEST_CACHE } from './templates.js';
 
-/** Node.js options for a tool or CLI process a test starts: TypeScript through tsx, and the shared key pairs. */
-export const TEST_PROCESS_IMPORTS = ['--import', 'tsx', '--import', './test/helpers/shared-rsa-keys.ts'] as const;
-
 /**
  * A fresh data directory holding an embedded database with every migration applied, removed by `remove()`
  * (call it from `after`). The database is a copy of one made once per set of migrations: the first command

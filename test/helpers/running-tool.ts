@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openDatabase } from '../../src/db/index.js';
-import { runCliInProcess, TEST_PROCESS_IMPORTS, tempDataDir, type CliResult } from './cli.js';
+import { runCliInProcess, tempDataDir, type CliResult } from './cli.js';
+import { entryArgs } from './entry-args.js';
 import { freePort } from './ports.js';
 
 export interface RunningTool {
@@ -36,7 +37,7 @@ export async function startRunningTool(prefix: string, extraEnv: Record<string, 
     ...extraEnv,
   };
   let output = '';
-  const tool: ChildProcess = spawn(process.execPath, [...TEST_PROCESS_IMPORTS, 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tool: ChildProcess = spawn(process.execPath, entryArgs('src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   tool.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   tool.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const stop = async () => {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { SANDBOX_ACCOUNT } from '../../src/sandbox/index.js';
-import { TEST_PROCESS_IMPORTS } from './cli.js';
+import { entryArgs } from './entry-args.js';
 import { freePort } from './ports.js';
 
 export interface ToolChild {
@@ -12,7 +12,7 @@ export interface ToolChild {
 
 /** src/main.ts in its own process with exactly `env` (and PATH); each line it writes goes to `onLine`. */
 export function spawnTool(env: Record<string, string>, onLine: (line: string) => void): ToolChild {
-  const child = spawn(process.execPath, [...TEST_PROCESS_IMPORTS, 'src/main.ts'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, entryArgs('src/main.ts'), { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   // Whole lines: a chunk may end in the middle of one.
   const readLines = (stream: Readable) => {
     let rest = '';

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { JWTPayload } from 'jose';
 import { startTestApp, TEST_ENCRYPTION_KEY, type TestApp } from '../../helpers/app.js';
-import { TEST_PROCESS_IMPORTS } from '../../helpers/cli.js';
+import { entryArgs } from '../../helpers/entry-args.js';
 import { migratedTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { demoExam, derived, launchAs, oneCall, saveExamSettings } from '../../helpers/launches.js';
 
@@ -59,7 +59,7 @@ describe('a platform moved by another app instance', { skip: DATABASE_URL ? fals
     holding = true;
     const cli = spawnSync(
       process.execPath,
-      [...TEST_PROCESS_IMPORTS, 'src/cli/index.ts', 'platform', 'move', '--from-issuer', registration.issuer, '--from-client-id', registration.clientId, '--to-issuer', moved, '--to-client-id', registration.clientId],
+      [...entryArgs('src/cli/index.ts'), 'platform', 'move', '--from-issuer', registration.issuer, '--from-client-id', registration.clientId, '--to-issuer', moved, '--to-client-id', registration.clientId],
       {
         env: { PATH: process.env.PATH ?? '', DATABASE_URL, DATABASE_SCHEMA: app.db.schema, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, PUBLIC_URL: app.config.publicUrl.href },
         encoding: 'utf8',

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { entryArgs } from '../../helpers/entry-args.js';
 
 /** The real entry point, as `npm start` runs it. */
 function start(env: Record<string, string>) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  return spawnSync(process.execPath, entryArgs('src/main.ts'), {
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',
     timeout: 60_000,

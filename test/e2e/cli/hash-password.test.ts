@@ -5,12 +5,13 @@ import supertest from 'supertest';
 import { isPasswordHash } from '../../../src/secrets/password.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { csrfFrom, signedInAgent } from '../../helpers/admin.js';
+import { entryArgs } from '../../helpers/entry-args.js';
 
 const PASSWORD = 'a long passphrase only I know';
 
 /** `proctor-lti admin hash-password` in its own process, with `input` on standard input. */
 function hashPasswordCli(input: string, args: string[] = []) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'admin', 'hash-password', ...args], {
+  return spawnSync(process.execPath, [...entryArgs('src/cli/index.ts'), 'admin', 'hash-password', ...args], {
     env: { PATH: process.env.PATH ?? '' },
     input,
     encoding: 'utf8',

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../../src/db/index.js';
 import { tempDataDir } from '../../helpers/cli.js';
+import { entryArgs } from '../../helpers/entry-args.js';
 import { freePort } from '../../helpers/ports.js';
 
 const ISSUER = 'https://moodle.running.example.edu';
@@ -32,12 +33,12 @@ describe('CLI against a running tool', () => {
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema, SANDBOX: '1' } : {}),
   });
   const cliWithInput = (input: string, ...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], { env: env(), encoding: 'utf8', timeout: 120_000, input });
+    spawnSync(process.execPath, [...entryArgs('src/cli/index.ts'), ...args], { env: env(), encoding: 'utf8', timeout: 120_000, input });
   const cli = (...args: string[]) => cliWithInput('', ...args);
 
   async function startTool(): Promise<void> {
     toolOutput = '';
-    tool = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    tool = spawn(process.execPath, entryArgs('src/main.ts'), { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     tool.stdout?.on('data', (chunk: Buffer) => (toolOutput += chunk.toString()));
     tool.stderr?.on('data', (chunk: Buffer) => (toolOutput += chunk.toString()));
     const deadline = Date.now() + 120_000;

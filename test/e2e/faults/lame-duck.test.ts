@@ -8,7 +8,8 @@ import { after, describe, it } from 'node:test';
 import { createInterface } from 'node:readline';
 import supertest from 'supertest';
 import { parseAutoSubmitForm } from '../../../src/sandbox/demo-lms/index.js';
-import { TEST_PROCESS_IMPORTS, tempDataDir } from '../../helpers/cli.js';
+import { tempDataDir } from '../../helpers/cli.js';
+import { entryArgs } from '../../helpers/entry-args.js';
 import { freePort } from '../../helpers/ports.js';
 import { pathOf } from '../../helpers/urls.js';
 import { noticeFormOf } from '../../helpers/lti-flow.js';
@@ -34,7 +35,7 @@ async function startTool(env: Record<string, string>): Promise<Tool> {
   const data = tempDataDir('lame-duck');
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...TEST_PROCESS_IMPORTS, 'src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('src/main.ts'), {
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: data.dir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { openDatabase } from '../../../src/db/index.js';
 import { parseAutoSubmitForm } from '../../../src/sandbox/demo-lms/index.js';
-import { TEST_PROCESS_IMPORTS, tempDataDir } from '../../helpers/cli.js';
+import { tempDataDir } from '../../helpers/cli.js';
+import { entryArgs } from '../../helpers/entry-args.js';
 import { pathOf } from '../../helpers/urls.js';
 import { freePort } from '../../helpers/ports.js';
 import { httpCandidateLaunch } from '../../helpers/http-launch.js';
@@ -23,7 +24,7 @@ describe('SIGTERM in the middle of a burst', { timeout: 180_000 }, () => {
     dataDir = data.dir;
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, [...TEST_PROCESS_IMPORTS, 'src/main.ts'], {
+    child = spawn(process.execPath, entryArgs('src/main.ts'), {
       env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', PORT: String(port), PUBLIC_URL: baseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_GRACE_SECONDS: '20', SHUTDOWN_DELAY_SECONDS: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

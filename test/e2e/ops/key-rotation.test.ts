@@ -17,6 +17,7 @@ import { httpCandidateLaunch } from '../../helpers/http-launch.js';
 import { freePort } from '../../helpers/ports.js';
 import { replicaEnv, startReplica, type Replica as ToolReplica } from '../../helpers/tool-process.js';
 import { pace, waitFor } from '../../helpers/wait.js';
+import { entryArgs } from '../../helpers/entry-args.js';
 
 const OLD = 'rotation-old-key-0123456789-abcdefghijklmnopqrstuvwxyz';
 const NEW = 'rotation-new-key-0123456789-abcdefghijklmnopqrstuvwxyz';
@@ -202,7 +203,7 @@ describe('an ENCRYPTION_KEY rotation with a rolling restart of two replicas unde
       for (const replica of replicas) await restartWith(replica, keys);
     };
     const reencrypt = async () => {
-      const cli = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'encryption', 'reencrypt'], {
+      const cli = spawn(process.execPath, [...entryArgs('src/cli/index.ts'), 'encryption', 'reencrypt'], {
         env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: db.schema, ENCRYPTION_KEY: `${NEW},${OLD}`, PUBLIC_URL: balancerUrl },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -18,6 +18,7 @@ import { openTestDatabase } from '../../helpers/db.js';
 import { launch } from '../../helpers/lti-flow.js';
 import { freePort } from '../../helpers/ports.js';
 import { sleep } from '../../helpers/wait.js';
+import { entryArgs } from '../../helpers/entry-args.js';
 
 const url = process.env.DATABASE_URL;
 const needsPostgres = url ? false : 'needs PostgreSQL (DATABASE_URL): replicas and the migrate command share one database';
@@ -41,7 +42,7 @@ function environment(schema: string, extra: Record<string, string> = {}): Record
 
 async function startReplica(schema: string, extra: Record<string, string>): Promise<Replica> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: environment(schema, { PORT: String(port), ...extra }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, entryArgs('src/main.ts'), { env: environment(schema, { PORT: String(port), ...extra }), stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiters: Array<() => void> = [];
   const collect = (chunk: Buffer) => {
@@ -78,7 +79,7 @@ async function startReplica(schema: string, extra: Record<string, string>): Prom
 
 const migrateCommand = (schema: string, ...args: string[]) =>
   new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'migrate', ...args], { env: environment(schema), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entryArgs('src/cli/index.ts'), 'migrate', ...args], { env: environment(schema), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

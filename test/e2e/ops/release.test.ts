@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { hostname } from 'node:os';
 import { buildInfo, VERSION } from '../../../src/version.js';
 import { capturedLog } from '../../helpers/app.js';
+import { entryArgs } from '../../helpers/entry-args.js';
 
 const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { version: string };
@@ -34,7 +35,7 @@ describe('release version', () => {
 
   it('proctor-lti --version prints it without needing any configuration', () => {
     for (const flag of ['--version', '-V']) {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', flag], { env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' }, encoding: 'utf8', timeout: 60_000 });
+      const run = spawnSync(process.execPath, [...entryArgs('src/cli/index.ts'), flag], { env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' }, encoding: 'utf8', timeout: 60_000 });
       assert.equal(run.status, 0, run.stderr);
       assert.equal(run.stdout, `${manifest.version}\n`);
     }

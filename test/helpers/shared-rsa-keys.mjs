@@ -1,4 +1,5 @@
-// Imported for its effect, by the test helpers and (with --import) by the tool and CLI processes tests start.
+// Imported for its effect, by the test helpers and (with --import) by the tool and CLI processes tests start, which
+// may run the compiled build without tsx: hence plain JavaScript.
 // ltijs makes a fresh 4096-bit RSA key pair for every platform it registers, and a test registers platforms
 // by the dozen (every app start registers the demo LMS): each pair costs a second or more of CPU. Here the
 // pairs come from a few made once and kept under node_modules/.cache, handed out in turn (any 40 in a row differ
@@ -7,10 +8,7 @@ import crypto from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface PemPair {
-  publicKey: string;
-  privateKey: string;
-}
+/** @typedef {{ publicKey: string, privateKey: string }} PemPair */
 
 const POOL = join('node_modules', '.cache', 'proctor-lti-tests', 'rsa-4096-pairs.json');
 /**
@@ -18,31 +16,33 @@ const POOL = join('node_modules', '.cache', 'proctor-lti-tests', 'rsa-4096-pairs
  * files sharing a process each have an app and a database of their own. The pool fills once per cache.
  */
 const POOL_SIZE = 40;
-const generate = crypto.generateKeyPairSync.bind(crypto) as (type: string, options: object) => unknown;
+const generate = crypto.generateKeyPairSync.bind(crypto);
 let handedOut = 0;
 
-function readPool(): PemPair[] {
+/** @returns {PemPair[]} */
+function readPool() {
   try {
-    return JSON.parse(readFileSync(POOL, 'utf8')) as PemPair[];
+    return JSON.parse(readFileSync(POOL, 'utf8'));
   } catch {
     return [];
   }
 }
 
 /** ltijs's exact call: RSA, 4096 bits, the public key as SPKI PEM and the private key as PKCS#1 PEM. */
-function isLtijsPlatformKeyRequest(type: unknown, options: unknown): boolean {
+function isLtijsPlatformKeyRequest(type, options) {
   if (type !== 'rsa' || typeof options !== 'object' || options === null) return false;
-  const { modulusLength, publicKeyEncoding, privateKeyEncoding } = options as Record<string, { type?: string; format?: string } | number | undefined>;
-  const encoding = (value: unknown, kind: string) => typeof value === 'object' && value !== null && (value as { type?: string }).type === kind && (value as { format?: string }).format === 'pem';
-  return modulusLength === 4096 && encoding(publicKeyEncoding, 'spki') && encoding(privateKeyEncoding, 'pkcs1') && !('cipher' in (privateKeyEncoding as object));
+  const { modulusLength, publicKeyEncoding, privateKeyEncoding } = options;
+  const encoding = (value, kind) => typeof value === 'object' && value !== null && value.type === kind && value.format === 'pem';
+  return modulusLength === 4096 && encoding(publicKeyEncoding, 'spki') && encoding(privateKeyEncoding, 'pkcs1') && !('cipher' in privateKeyEncoding);
 }
 
-function sharedPair(options: object): PemPair {
+/** @returns {PemPair} */
+function sharedPair(options) {
   const pool = readPool();
   const index = handedOut % POOL_SIZE;
   handedOut += 1;
-  if (index < pool.length) return pool[index]!;
-  const pair = generate('rsa', options) as PemPair;
+  if (index < pool.length) return pool[index];
+  const pair = generate('rsa', options);
   if (index === pool.length && pool.length < POOL_SIZE) {
     mkdirSync(join(POOL, '..'), { recursive: true });
     const partial = `${POOL}.${process.pid}`;
@@ -52,5 +52,5 @@ function sharedPair(options: object): PemPair {
   return pair;
 }
 
-(crypto as { generateKeyPairSync: unknown }).generateKeyPairSync = (type: unknown, options: unknown, ...rest: unknown[]) =>
-  isLtijsPlatformKeyRequest(type, options) && rest.length === 0 ? sharedPair(options as object) : (generate as (...args: unknown[]) => unknown)(type, options, ...rest);
+crypto.generateKeyPairSync = (type, options, ...rest) =>
+  isLtijsPlatformKeyRequest(type, options) && rest.length === 0 ? sharedPair(options) : generate(type, options, ...rest);
