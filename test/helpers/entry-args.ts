@@ -6,7 +6,7 @@ import { join } from 'node:path';
 const KEY_POOL = ['--import', './test/helpers/shared-rsa-keys.mjs'] as const;
 
 /** Node.js options for a process a test starts from the sources: TypeScript through tsx, and the shared key pairs. */
-export const TEST_PROCESS_IMPORTS = ['--import', 'tsx', ...KEY_POOL] as const;
+const TEST_PROCESS_IMPORTS = ['--import', 'tsx', ...KEY_POOL] as const;
 
 /** The newest modification time of a file under `dir` whose name ends with `suffix`, 0 when there is none. */
 function newestModified(dir: string, suffix: string): number {

@@ -7,6 +7,18 @@ export const TEST_CACHE = join('node_modules', '.cache', 'proctor-lti-tests');
 
 /** A key of the PGlite version and, for a migrated database, the migrations' source: a template of another key is stale. */
 export function databaseTemplateKey(migrated: boolean): string {
+  let key = templateKeys.get(migrated);
+  if (key === undefined) {
+    key = computedTemplateKey(migrated);
+    templateKeys.set(migrated, key);
+  }
+  return key;
+}
+
+/** The migrations do not change while a test process runs: each key is read from their files once. */
+const templateKeys = new Map<boolean, string>();
+
+function computedTemplateKey(migrated: boolean): string {
   const pglite = JSON.parse(readFileSync(join('node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string };
   const key = createHash('sha256').update(pglite.version);
   if (migrated) {
