@@ -66,16 +66,23 @@ describe('exams as data: export and import', () => {
   });
 
   it('importing again updates in place and records the change', async () => {
-    const file = await exportExams(target);
-    file.exams[1]!.status = 'open';
-    file.exams[1]!.title = 'Final (resit)';
-    assert.deepEqual(await importExams(target, file), { ok: true, created: 0, updated: 3 });
-    const final = await createExamStore(target).find({ issuer: KEY.issuer, clientId: KEY.client_id, deploymentId: KEY.deployment_id, contextId: 'course-a', resourceLinkId: 'link-2' });
-    assert.equal(final?.status, 'open');
-    assert.equal(final?.title, 'Final (resit)');
-    const history = await createSettingsChangeLog(target).recent(final!.id, 5);
-    assert.equal(history[0]?.source, 'import');
-    assert.deepEqual(history[0]?.changes, [{ path: 'status', before: 'closed', after: 'open' }]);
+    const db = await migratedTestDatabase();
+    await registeredPlatformRecord(db, KEY.issuer, KEY.client_id);
+    try {
+      assert.deepEqual(await importExams(db, sampleFile()), { ok: true, created: 3, updated: 0 });
+      const file = await exportExams(db);
+      file.exams[1]!.status = 'open';
+      file.exams[1]!.title = 'Final (resit)';
+      assert.deepEqual(await importExams(db, file), { ok: true, created: 0, updated: 3 });
+      const final = await createExamStore(db).find({ issuer: KEY.issuer, clientId: KEY.client_id, deploymentId: KEY.deployment_id, contextId: 'course-a', resourceLinkId: 'link-2' });
+      assert.equal(final?.status, 'open');
+      assert.equal(final?.title, 'Final (resit)');
+      const history = await createSettingsChangeLog(db).recent(final!.id, 5);
+      assert.equal(history[0]?.source, 'import');
+      assert.deepEqual(history[0]?.changes, [{ path: 'status', before: 'closed', after: 'open' }]);
+    } finally {
+      await db.close();
+    }
   });
 
   it('carries the opening and closing times in their time zone and the practice flag; a broken window refuses the file', async () => {
