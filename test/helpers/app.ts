@@ -90,8 +90,8 @@ export async function startTestApp(
   };
 }
 
-/** A logger (level trace) that keeps every line it writes, for tests that check what reaches the log. */
-export function capturedLog(): { logger: Logger; lines: string[]; entries(): Record<string, unknown>[] } {
+/** A logger (level trace, or `level`) that keeps every line it writes, for tests that check what reaches the log. */
+export function capturedLog(level = 'trace'): { logger: Logger; lines: string[]; entries(): Record<string, unknown>[] } {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -99,7 +99,7 @@ export function capturedLog(): { logger: Logger; lines: string[]; entries(): Rec
       done();
     },
   });
-  return { logger: createLogger('trace', sink), lines, entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+  return { logger: createLogger(level, sink), lines, entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
 /** The newest version of an installation secret of a test app's database (sealed with TEST_ENCRYPTION_KEY). */

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS, QUERY_TIMEOUT_MS } from '../../../src/db/postgres.js';
 import type { DemoLms } from '../../../src/sandbox/demo-lms/index.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { capturedLog, startTestApp, type TestApp } from '../../helpers/app.js';
 import { HttpLaunchError, httpCandidateLaunch } from '../../helpers/http-launch.js';
 import { demoExam, emulator } from '../../helpers/launches.js';
 import { migratedClusterDatabase, ownClusterUnavailable, startOwnCluster, type OwnCluster } from '../../helpers/pg-cluster.js';
@@ -37,13 +37,20 @@ describe('the database stopped and started during a 200-launch burst', { timeout
   let app: TestApp;
   let lms: DemoLms;
   const rejections: unknown[] = [];
+  // The tool's errors, so that an answer other than the 503 page names its cause.
+  const log = capturedLog('error');
+  const unexpectedErrors = () =>
+    log
+      .entries()
+      .filter((entry) => entry.code !== 'unavailable')
+      .map((entry) => JSON.stringify(entry));
   const recordRejection = (reason: unknown) => rejections.push(reason);
 
   before(async () => {
     process.on('unhandledRejection', recordRejection);
     process.on('uncaughtException', recordRejection);
     cluster = await startOwnCluster();
-    app = await startTestApp({ PROCTORING_TIMEOUT_MS: String(PROCTORING_TIMEOUT_MS), TEST_LOG_LEVEL: 'silent' }, { db: await migratedClusterDatabase(cluster) });
+    app = await startTestApp({ PROCTORING_TIMEOUT_MS: String(PROCTORING_TIMEOUT_MS) }, { db: await migratedClusterDatabase(cluster), logger: log.logger });
     lms = app.tool.sandbox!.demoLms;
     // About one generated learner in fifteen is inactive: a few more than needed.
     lms.setClass({ classSize: Math.ceil(LAUNCHES * 1.1) });
@@ -111,7 +118,7 @@ describe('the database stopped and started during a 200-launch burst', { timeout
     assert.equal(failed.filter((o) => o.timedOut).length, 0, `no request ran past ${REQUEST_BOUND_MS} ms: ${failed.filter((o) => o.timedOut).map((o) => o.step).join('; ')}`);
     assert.ok(failed.length >= START_AFTER_FAILURES, `launches failed during the outage (${failed.length})`);
     for (const failure of failed) {
-      assert.equal(failure.status, 503, `${failure.step}`);
+      assert.equal(failure.status, 503, `${failure.step}; the tool's other errors: ${unexpectedErrors().join('\n') || 'none'}`);
       assert.match(failure.text ?? '', INCIDENT, 'the 503 page carries an incident id');
       assert.doesNotMatch(failure.text ?? '', INTERNALS, 'no internals in the page');
     }
