@@ -1,5 +1,5 @@
 // Runs every test/**/*.test.ts file with node's test runner, then prints the skipped tests with their reasons and
-// the slowest files. Node 20's --test does not expand globs or pick up .ts files itself, hence this small launcher.
+// the slowest files and those that used the most CPU. Node 20's --test does not expand globs or pick up .ts files itself, hence this small launcher.
 // Test files share processes: each process runs a group of files one after the other, each file inside a suite
 // of its own named by its path (its hooks and tests stay its own), so that loading the app, the embedded
 // database's code and the browser is paid once per group, not once per file. A file that changes its process
@@ -41,6 +41,7 @@ if (files.length === 0) {
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
 const scratch = mkdtempSync(join(tmpdir(), 'proctor-lti-tests-'));
 const reportPath = process.env.TEST_REPORT || join(scratch, 'report.json');
+const cpuLog = join(scratch, 'cpu.jsonl');
 const ordering = [];
 if (process.env.TEST_RANDOMIZE === '1') {
   if (process.allowedNodeEnvironmentFlags.has('--test-randomize')) {
@@ -82,11 +83,24 @@ const entriesOf = (lane, processGroups) =>
 /** A process's entry for a group of test files: a suite per file, named by its path; closers run at the end. */
 function groupEntry(group) {
   const lines = [
-    "import { after, describe } from 'node:test';",
+    "import { appendFileSync, readFileSync } from 'node:fs';",
+    "import { after, before, describe } from 'node:test';",
     'const closers = [];',
     "globalThis[Symbol.for('proctor-lti.tests.processEnd')] = closers;",
-    ...group.map((file) => `describe(${JSON.stringify(file)}, () => import(${JSON.stringify(pathToFileURL(resolve(file)).href)}));`),
-    'after(async () => { for (const close of closers.splice(0)) await close(); });',
+    // CPU seconds of this process and of the processes it started that have ended (tool and CLI processes), from
+    // /proc where there is one; elsewhere this process's own.
+    'const cpu = () => {',
+    "  try { const stat = readFileSync('/proc/self/stat', 'utf8'); const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100; }",
+    '  catch { const used = process.cpuUsage(); return (used.user + used.system) / 1e6; }',
+    '};',
+    `const spent = (what, seconds) => appendFileSync(${JSON.stringify(cpuLog)}, JSON.stringify({ what, seconds }) + '\\n');`,
+    'let loaded;',
+    'before(() => { loaded = cpu(); spent("(loading test files)", loaded); });',
+    ...group.map(
+      (file) =>
+        `describe(${JSON.stringify(file)}, () => { let at; before(() => { at = cpu(); }); after(() => spent(${JSON.stringify(file)}, cpu() - at)); return import(${JSON.stringify(pathToFileURL(resolve(file)).href)}); });`,
+    ),
+    'after(async () => { const at = cpu(); for (const close of closers.splice(0)) await close(); spent("(browsers, at the end of each process)", cpu() - at); });',
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -149,4 +163,23 @@ function summarize(tests) {
   const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
   console.log('Slowest files (their tests\' time, without loading):');
   for (const [file, ms] of slowest) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
+  costliest();
+}
+
+/**
+ * CPU is what a run on a busy machine waits for: the files that used the most, each with the tool and CLI
+ * processes it started (a browser's time shows in one line of its own, as each process's browser closes at its end).
+ */
+function costliest() {
+  let lines;
+  try {
+    lines = readFileSync(cpuLog, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  } catch {
+    return;
+  }
+  const byWhat = new Map();
+  for (const { what, seconds } of lines) byWhat.set(what, (byWhat.get(what) ?? 0) + seconds);
+  const total = [...byWhat.values()].reduce((sum, seconds) => sum + seconds, 0);
+  console.log(`Costliest files (CPU of the test processes and the processes they started, ${total.toFixed(0)} CPU-s in all):`);
+  for (const [what, seconds] of [...byWhat].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${seconds.toFixed(1).padStart(6)} CPU-s  ${what}`);
 }
