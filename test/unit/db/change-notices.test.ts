@@ -15,14 +15,24 @@ const onPostgres = Boolean(process.env.DATABASE_URL);
 const EXAM_ID = '7d1f6c7e-5b1a-4c36-9d0e-3f4f1b2a9c01';
 const quietLogger = { warn: () => {} };
 
-/** Runs `change` on the other handle, then a marker change, and answers how many notices arrived for both. */
-async function noticesFor(other: Database, change: () => Promise<unknown>): Promise<number> {
+/** Sends a marker change on the other handle and waits for its notice: every notice sent before it has arrived. */
+async function marked(other: Database): Promise<void> {
   const start = readGeneration();
-  await change();
   await other.query('DELETE FROM institution_logos WHERE false');
   await waitFor('the marker notice', () => readGeneration() > start, { timeoutMs: 3000 });
-  // Notices arrive in commit order: anything `change` sent came before the marker's.
+  // Notices arrive in commit order: anything sent before the marker came before the marker's.
   await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+/**
+ * Runs `change` on the other handle, then a marker change, and answers how many notices arrived for `change`.
+ * Notices of earlier changes (another test's set-up or clean-up) have arrived before it starts counting.
+ */
+async function noticesFor(other: Database, change: () => Promise<unknown>): Promise<number> {
+  await marked(other);
+  const start = readGeneration();
+  await change();
+  await marked(other);
   return readGeneration() - start - 1;
 }
 
@@ -49,23 +59,33 @@ describe('change notices', () => {
     await db.close();
   });
 
-  const watchedChanges: Array<[string, string]> = [
-    ['a deployment added', "INSERT INTO lti_deployments (issuer, client_id, deployment_id) VALUES ('https://lms.example', 'c1', 'd1')"],
-    ['a deployment removed', "DELETE FROM lti_deployments WHERE issuer = 'https://lms.example'"],
-    ['institution settings changed', 'UPDATE institution_settings SET issuer = issuer WHERE false'],
-    ['a proctoring account changed', 'UPDATE proctoring_accounts SET name = name WHERE false'],
-    ['a platform moved to another account', 'DELETE FROM platform_proctoring_accounts WHERE false'],
-    ['a platform registered', `INSERT INTO ltijs_documents (collection, doc) VALUES ('platform', '{"platformUrl":"https://lms.example","clientId":"c1"}')`],
-    ['a platform renamed', `UPDATE ltijs_documents SET doc = doc || '{"name":"Renamed"}' WHERE collection = 'platform'`],
-    ['a platform removed', "DELETE FROM ltijs_documents WHERE collection = 'platform'"],
-    ['an exam created', `INSERT INTO exams (id, issuer, client_id, deployment_id, context_id, resource_link_id, title) VALUES ('${EXAM_ID}', 'https://lms.example', 'c1', 'd1', 'course', 'link', 'Quiz')`],
-    ['an exam closed', `UPDATE exams SET status = 'closed' WHERE id = '${EXAM_ID}'`],
-    ['an accommodation given', `INSERT INTO exam_accommodations (exam_id, user_id, override) VALUES ('${EXAM_ID}', 'u1', '{}')`],
-    ['an accommodation removed', `DELETE FROM exam_accommodations WHERE exam_id = '${EXAM_ID}'`],
-    ['an exam removed', `DELETE FROM exams WHERE id = '${EXAM_ID}'`],
+  const insertExam = `INSERT INTO exams (id, issuer, client_id, deployment_id, context_id, resource_link_id, title) VALUES ('${EXAM_ID}', 'https://lms.example', 'c1', 'd1', 'course', 'link', 'Quiz')`;
+  const noExam = [`DELETE FROM exam_accommodations WHERE exam_id = '${EXAM_ID}'`, `DELETE FROM exams WHERE id = '${EXAM_ID}'`];
+  const openExam = [...noExam, insertExam];
+  const deployment = "INSERT INTO lti_deployments (issuer, client_id, deployment_id) VALUES ('https://lms.example', 'c1', 'd1')";
+  const noDeployment = "DELETE FROM lti_deployments WHERE issuer = 'https://lms.example'";
+  const noPlatform = "DELETE FROM ltijs_documents WHERE collection = 'platform'";
+  const platform = `INSERT INTO ltijs_documents (collection, doc) VALUES ('platform', '{"platformUrl":"https://lms.example","clientId":"c1"}')`;
+  const accommodation = `INSERT INTO exam_accommodations (exam_id, user_id, override) VALUES ('${EXAM_ID}', 'u1', '{}')`;
+  /** What is changed, the statements that make the state it starts from (whatever ran before), and the change. */
+  const watchedChanges: Array<[string, string[], string]> = [
+    ['a deployment added', [noDeployment], deployment],
+    ['a deployment removed', [noDeployment, deployment], noDeployment],
+    ['institution settings changed', [], 'UPDATE institution_settings SET issuer = issuer WHERE false'],
+    ['a proctoring account changed', [], 'UPDATE proctoring_accounts SET name = name WHERE false'],
+    ['a platform moved to another account', [], 'DELETE FROM platform_proctoring_accounts WHERE false'],
+    ['a platform registered', [noPlatform], platform],
+    ['a platform renamed', [noPlatform, platform], `UPDATE ltijs_documents SET doc = doc || '{"name":"Renamed"}' WHERE collection = 'platform'`],
+    ['a platform removed', [noPlatform, platform], noPlatform],
+    ['an exam created', noExam, insertExam],
+    ['an exam closed', openExam, `UPDATE exams SET status = 'closed' WHERE id = '${EXAM_ID}'`],
+    ['an accommodation given', openExam, accommodation],
+    ['an accommodation removed', [...openExam, accommodation], `DELETE FROM exam_accommodations WHERE exam_id = '${EXAM_ID}'`],
+    ['an exam removed', openExam, `DELETE FROM exams WHERE id = '${EXAM_ID}'`],
   ];
-  for (const [what, sql] of watchedChanges) {
+  for (const [what, setup, sql] of watchedChanges) {
     it(`sends one notice when ${what}`, async () => {
+      for (const statement of setup) await other.query(statement);
       assert.equal(await noticesFor(other, () => other.query(sql)), 1);
     });
   }
@@ -86,8 +106,8 @@ describe('change notices', () => {
   });
 
   it("sends nothing when an instructor's launch writes an exam's title unchanged", async () => {
-    const insert = `INSERT INTO exams (id, issuer, client_id, deployment_id, context_id, resource_link_id, title) VALUES ('${EXAM_ID}', 'https://lms.example', 'c1', 'd1', 'course', 'link', 'Quiz')`;
-    assert.equal(await noticesFor(other, () => other.query(insert)), 1);
+    for (const statement of noExam) await other.query(statement);
+    assert.equal(await noticesFor(other, () => other.query(insertExam)), 1);
     try {
       assert.equal(await noticesFor(other, () => other.query(`UPDATE exams SET title = 'Quiz', updated_at = updated_at WHERE id = '${EXAM_ID}'`)), 0);
       assert.equal(await noticesFor(other, () => other.query(`UPDATE exams SET title = 'Quiz 2' WHERE id = '${EXAM_ID}'`)), 1);
