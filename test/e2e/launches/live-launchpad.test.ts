@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { JWTPayload } from 'jose';
 import { createLogoStore } from '../../../src/hosted/logos.js';
+import { createInstitutionSettingsStore } from '../../../src/institution/settings.js';
 import { validateLaunchpad } from '../../../src/proctoring/contract.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { callsDuring, CLAIMS, demoExam, derived, launchAs, oneCall, pressHubButton, ROLES, saveExamSettings, setInstitution, withRoles, type Derived, type Flavor } from '../../helpers/launches.js';
@@ -85,9 +86,17 @@ describe('live, launchpad, course exam list and settings-derived fields', () => 
     });
 
     it('a designer (cannot proctor) in course navigation is refused', async () => {
-      const { result, calls } = await callsDuring(app, () => launchAs(app, { user: 'instructor', flavor: 'canvas', kind: 'course', presentation: 'window', claims: withRoles(ROLES.contentDeveloper) }));
-      assert.equal(result.response.status, 403);
-      assert.equal(calls.length, 0);
+      // The sandbox makes ContentDeveloper a proctor role: here the institution names none.
+      const institutions = createInstitutionSettingsStore(app.db);
+      const seeded = await institutions.get(issuer, clientId);
+      await institutions.update(issuer, clientId, { proctorRoles: [] });
+      try {
+        const { result, calls } = await callsDuring(app, () => launchAs(app, { user: 'instructor', flavor: 'canvas', kind: 'course', presentation: 'window', claims: withRoles(ROLES.contentDeveloper) }));
+        assert.equal(result.response.status, 403);
+        assert.equal(calls.length, 0);
+      } finally {
+        await institutions.update(issuer, clientId, { proctorRoles: seeded.proctorRoles });
+      }
     });
 
     it('framed course navigation moves the top window to the launchpad', async () => {

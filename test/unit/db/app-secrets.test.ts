@@ -28,21 +28,29 @@ describe('installation secrets', () => {
   });
 
   it('keeps the secrets of an earlier version, sealed: no secret is readable from the database alone', async () => {
-    // What a version before the sealed secrets left behind (the migration renamed its table).
-    await db.query("INSERT INTO app_secrets_unsealed (name, value) VALUES ('pseudonyms', 'plain-pseudonym-key-of-an-earlier-version')");
-    await verifyEncryptionKeys(db, [KEY]);
-    const secrets = createAppSecrets(db, createSecretBox([KEY]));
-    assert.deepEqual(await secrets.versions('pseudonyms'), [{ version: 1, value: 'plain-pseudonym-key-of-an-earlier-version' }], 'the same key: no id changes');
-    const hostedLinkKey = (await secrets.versions('hosted-links'))[0]!.value;
-    assert.equal((await db.query('SELECT * FROM app_secrets_unsealed')).rows.length, 0, 'the plain-text copy is gone');
-    const stored = await db.query<{ sealed: string }>('SELECT sealed FROM app_secrets');
-    for (const { sealed } of stored.rows) {
-      assert.match(sealed, /^v1\./);
-      assert.ok(!sealed.includes('plain-pseudonym-key') && !sealed.includes(hostedLinkKey), 'sealed, not plain');
+    const earlier = await migratedTestDatabase();
+    try {
+      // What a version before the sealed secrets left behind (the migration renamed its table).
+      await earlier.query("INSERT INTO app_secrets_unsealed (name, value) VALUES ('pseudonyms', 'plain-pseudonym-key-of-an-earlier-version')");
+      await verifyEncryptionKeys(earlier, [KEY]);
+      const secrets = createAppSecrets(earlier, createSecretBox([KEY]));
+      assert.deepEqual(await secrets.versions('pseudonyms'), [{ version: 1, value: 'plain-pseudonym-key-of-an-earlier-version' }], 'the same key: no id changes');
+      const hostedLinkKey = (await secrets.versions('hosted-links'))[0]!.value;
+      assert.equal((await earlier.query('SELECT * FROM app_secrets_unsealed')).rows.length, 0, 'the plain-text copy is gone');
+      const stored = await earlier.query<{ sealed: string }>('SELECT sealed FROM app_secrets');
+      for (const { sealed } of stored.rows) {
+        assert.match(sealed, /^v1\./);
+        assert.ok(!sealed.includes('plain-pseudonym-key') && !sealed.includes(hostedLinkKey), 'sealed, not plain');
+      }
+    } finally {
+      await earlier.close();
     }
   });
 
   it('refuses a key that does not open the database, naming the problem', async () => {
+    // The database's data, sealed with KEY.
+    await verifyEncryptionKeys(db, [KEY]);
+    await createAppSecrets(db, createSecretBox([KEY])).versions('pseudonyms');
     await assert.rejects(verifyEncryptionKeys(db, [OTHER]), (error: unknown) => {
       assert.ok(error instanceof EncryptionKeyError);
       assert.match(error.message, /ENCRYPTION_KEY does not open the data of this database/);
