@@ -35,14 +35,21 @@ describe('admin console: proctoring accounts per platform', () => {
 
   const save = async (fields: Record<string, string>) =>
     admin.agent.post(`/admin/accounts/${key}`).type('form').send({ _csrf: await admin.csrf(), ...fields });
-  /** The platform on its own, working account (each test that needs one makes it). */
+  /** The platform on the default account, and no account of its own left from another test. */
+  const useDefaultAccount = async () => {
+    await app.tool.accounts.assign(platform, DEFAULT_ACCOUNT_ID);
+    for (const account of await app.tool.accounts.list()) await app.tool.accounts.remove(account.id);
+  };
+  /** The platform on its own, working account, new (each test that needs one makes it). */
   const useEuCampus = async () => {
+    await useDefaultAccount();
     const saved = await save({ id: 'eu-campus', name: 'EU campus', region: 'EU', baseUrl: euBaseUrl, credentialKind: 'consumer_key', consumerKey: EU_ACCOUNT.consumerKey, secret: EU_ACCOUNT.secret });
     assert.equal(saved.status, 303, saved.text.slice(0, 500));
   };
   const testConnection = async () => admin.agent.post(`/admin/accounts/${key}/test`).type('form').send({ _csrf: await admin.csrf() });
 
   it('lists each platform with the default account until it has its own', async () => {
+    await useDefaultAccount();
     const page = await admin.agent.get('/admin/accounts').expect(200);
     assert.match(page.text, /Uses the default account/);
     const detail = await admin.agent.get(`/admin/accounts/${key}`).expect(200);
@@ -50,6 +57,7 @@ describe('admin console: proctoring accounts per platform', () => {
   });
 
   it('tests the default account', async () => {
+    await useDefaultAccount();
     const response = await testConnection();
     assert.equal(response.status, 200);
     assert.match(response.text, /Connection works/);
@@ -57,6 +65,7 @@ describe('admin console: proctoring accounts per platform', () => {
   });
 
   it('refuses wrong fields with the expected format, keeps no secret in the page, and saves nothing', async () => {
+    await useDefaultAccount();
     const response = await save({ id: 'EU Campus', name: '', region: 'mars', baseUrl: 'ftp://eu.example.com', credentialKind: 'consumer_key', consumerKey: 'k', secret: '' });
     assert.equal(response.status, 400);
     for (const message of [/Account id: must be 1–40 lowercase letters, digits and dashes, such as eu-campus/, /Name: must not be empty/, /Region: must be one of AU, CA/, /Base URL: must be the https base URL/]) {
@@ -73,12 +82,14 @@ describe('admin console: proctoring accounts per platform', () => {
   });
 
   it('refuses a form without its CSRF token', async () => {
+    await useDefaultAccount();
     const response = await admin.agent.post(`/admin/accounts/${key}`).type('form').send({ id: 'eu-campus', name: 'EU', region: 'EU', baseUrl: euBaseUrl, consumerKey: 'k', secret: 's' });
     assert.equal(response.status, 403);
     assert.deepEqual(await app.tool.accounts.list(), []);
   });
 
   it('gives the platform its own account: shown with the last four characters only, audited without the secret', async () => {
+    await useDefaultAccount();
     const response = await save({ id: 'eu-campus', name: 'EU campus', region: 'eu', baseUrl: `${euBaseUrl}/`, credentialKind: 'consumer_key', consumerKey: EU_ACCOUNT.consumerKey, secret: EU_ACCOUNT.secret });
     assert.equal(response.status, 303, response.text.slice(0, 500));
     assert.match(response.headers.location ?? '', /done=account-tested/);
@@ -97,6 +108,7 @@ describe('admin console: proctoring accounts per platform', () => {
   });
 
   it('keeps the saved secret when the field is left empty', async () => {
+    await useEuCampus();
     const response = await save({ id: 'eu-campus', name: 'EU campus (Dublin)', region: 'EU', baseUrl: euBaseUrl, credentialKind: 'consumer_key', consumerKey: EU_ACCOUNT.consumerKey, secret: '' });
     assert.equal(response.status, 303, response.text.slice(0, 500));
     const target = await app.tool.accounts.target('eu-campus');
@@ -152,13 +164,14 @@ describe('admin console: proctoring accounts per platform', () => {
   });
 
   it('refuses switching to an API key without one', async () => {
-    await save({ id: 'eu-campus', name: 'EU campus', region: 'EU', baseUrl: euBaseUrl, credentialKind: 'consumer_key', consumerKey: EU_ACCOUNT.consumerKey, secret: EU_ACCOUNT.secret });
+    await useEuCampus();
     const response = await save({ id: 'eu-campus', name: 'EU campus', region: 'EU', baseUrl: euBaseUrl, credentialKind: 'api_key', apiKey: '' });
     assert.equal(response.status, 400);
     assert.match(response.text, /API key: required to change this account to a ready API key/);
   });
 
   it('removes the account: the platform goes back to the default one', async () => {
+    await useEuCampus();
     const response = await admin.agent.post(`/admin/accounts/${key}/remove`).type('form').send({ _csrf: await admin.csrf() });
     assert.equal(response.status, 303);
     assert.equal((await app.tool.accounts.accountOf(platform)).accountId, DEFAULT_ACCOUNT_ID);
