@@ -113,7 +113,7 @@ function runLane(entries, processes, report, held, niceness = 0) {
   const child = spawn(
     process.execPath,
     [
-      '--import', 'tsx', '--test', `--test-concurrency=${processes}`, ...ordering,
+      '--import', 'tsx', '--import', './test/helpers/compile-cache.mjs', '--test', `--test-concurrency=${processes}`, ...ordering,
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=./scripts/test-report.mjs', `--test-reporter-destination=${report}`,
       ...entries,

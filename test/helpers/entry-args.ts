@@ -3,10 +3,11 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const KEY_POOL = ['--import', './test/helpers/shared-rsa-keys.mjs'] as const;
+/** The shared key pairs, and the compile cache where the Node.js version has one. */
+const PRELOADS = ['--import', './test/helpers/shared-rsa-keys.mjs', '--import', './test/helpers/compile-cache.mjs'] as const;
 
-/** Node.js options for a process a test starts from the sources: TypeScript through tsx, and the shared key pairs. */
-const TEST_PROCESS_IMPORTS = ['--import', 'tsx', ...KEY_POOL] as const;
+/** Node.js options for a process a test starts from the sources: TypeScript through tsx, and the preloads. */
+const TEST_PROCESS_IMPORTS = ['--import', 'tsx', ...PRELOADS] as const;
 
 /** The newest modification time of a file under `dir` whose name ends with `suffix`, 0 when there is none. */
 function newestModified(dir: string, suffix: string): number {
@@ -27,10 +28,10 @@ function compiledBuildIsCurrent(): boolean {
 
 /**
  * Node.js arguments that start the tool (`src/main.ts`) or the CLI (`src/cli/index.ts`) in a process of its own,
- * with the shared key pairs: from the compiled build when it is current (CI builds before it tests; such a process
+ * with the shared key pairs and the compile cache: from the compiled build when it is current (CI builds before it tests; such a process
  * starts on about a third less CPU than through tsx), else from the sources through tsx. Either way the code is
  * what src/ holds now.
  */
 export function entryArgs(entry: 'src/main.ts' | 'src/cli/index.ts'): string[] {
-  return compiledBuildIsCurrent() ? [...KEY_POOL, join('dist', entry.replace(/\.ts$/, '.js'))] : [...TEST_PROCESS_IMPORTS, entry];
+  return compiledBuildIsCurrent() ? [...PRELOADS, join('dist', entry.replace(/\.ts$/, '.js'))] : [...TEST_PROCESS_IMPORTS, entry];
 }
