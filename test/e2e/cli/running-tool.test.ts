@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -14,6 +14,7 @@ import { entryArgs } from '../../helpers/entry-args.js';
 import { freePort } from '../../helpers/ports.js';
 
 const ISSUER = 'https://moodle.running.example.edu';
+const MOVING_ISSUER = 'https://moodle.moving.example.edu';
 
 describe('CLI against a running tool', () => {
   const data = tempDataDir('running');
@@ -53,8 +54,15 @@ describe('CLI against a running tool', () => {
     }
   }
 
+  const toolRunning = () => tool !== undefined && tool.exitCode === null && tool.signalCode === null;
+
+  /** Starts the tool again when a test before this one stopped it. */
+  async function ensureTool(): Promise<void> {
+    if (!toolRunning()) await startTool();
+  }
+
   async function stopTool(): Promise<void> {
-    if (!tool || tool.exitCode !== null) return;
+    if (!tool || !toolRunning()) return;
     const exited = new Promise((resolve) => tool?.once('exit', resolve));
     tool.kill('SIGTERM');
     await exited;
@@ -75,6 +83,7 @@ describe('CLI against a running tool', () => {
   });
 
   it('adds a platform that the running tool accepts at once, and that survives a restart', async () => {
+    await ensureTool();
     const url = `${baseUrl}/lti/login?${new URLSearchParams({ iss: ISSUER, client_id: 'running-1', login_hint: 'u1', target_link_uri: `${baseUrl}/lti/launch` })}`;
     // A kept-alive connection to the tool before its restart fails once: ask again on a new one.
     const login = () => fetch(url, { redirect: 'manual' }).catch(() => fetch(url, { redirect: 'manual' }));
@@ -105,13 +114,15 @@ describe('CLI against a running tool', () => {
     assert.equal((await login()).status, 302, 'and after a restart');
   });
 
-  it("prints links with the running tool's own URL", () => {
+  it("prints links with the running tool's own URL", async () => {
+    await ensureTool();
     const link = cli('platform', 'register-link');
     assert.equal(link.status, 0, link.stderr);
     assert.match(link.stdout.trim(), new RegExp(`^http://localhost:${port}/lti/register\\?link=[A-Za-z0-9_-]{20,}$`));
   });
 
-  it('through the tool, the CLI process loads neither a database driver nor ltijs', { skip: Boolean(process.env.DATABASE_URL) && 'on PostgreSQL the CLI connects itself' }, () => {
+  it('through the tool, the CLI process loads neither a database driver nor ltijs', { skip: Boolean(process.env.DATABASE_URL) && 'on PostgreSQL the CLI connects itself' }, async () => {
+    await ensureTool();
     const log = join(data.dir, 'modules.log');
     const result = spawnSync(process.execPath, ['--import', 'tsx', '--import', './test/helpers/record-modules.mjs', 'src/cli/index.ts', 'platform', 'list'], {
       env: { ...env(), MODULE_LOG: log },
@@ -126,45 +137,54 @@ describe('CLI against a running tool', () => {
     }
   });
 
-  it('keeps account credentials read from standard input out of every answer, and moves a platform', () => {
+  it('keeps account credentials read from standard input out of every answer, and moves a platform', async () => {
+    await ensureTool();
+    const platform = cli('platform', 'add', '--issuer', MOVING_ISSUER, '--client-id', 'moving-1', '--auth-url', `${MOVING_ISSUER}/a`, '--token-url', `${MOVING_ISSUER}/t`, '--jwks-url', `${MOVING_ISSUER}/j`, '--deployment-id', '3');
+    assert.equal(platform.status, 0, platform.stderr);
     const added = cliWithInput('eu-secret-value-4321\n', 'account', 'add', '--id', 'eu-campus', '--name', 'EU campus', '--region', 'EU', '--base-url', 'https://eu.proctoring.example.com', '--consumer-key', 'eu-key', '--secret', '-');
     assert.equal(added.status, 0, added.stderr);
-    const used = cli('account', 'use', '--issuer', ISSUER, '--client-id', 'running-1', '--account', 'eu-campus');
+    const used = cli('account', 'use', '--issuer', MOVING_ISSUER, '--client-id', 'moving-1', '--account', 'eu-campus');
     assert.equal(used.status, 0, used.stderr);
     const listed = cli('account', 'list');
     assert.match(listed.stdout, /eu-campus {2}"EU campus" {2}region EU {2}https:\/\/eu\.proctoring\.example\.com {2}consumer key eu-key \+ secret …4321/);
-    assert.match(listed.stdout, /used by https:\/\/moodle\.running\.example\.edu \(client id running-1\)/);
+    assert.match(listed.stdout, /used by https:\/\/moodle\.moving\.example\.edu \(client id moving-1\)/);
     assert.equal(`${listed.stdout}${cli('audit', '--json').stdout}`.includes('eu-secret-value'), false, 'never shown, never audited');
 
-    const unknownPlatform = cli('account', 'use', '--issuer', ISSUER, '--client-id', 'nope', '--account', 'eu-campus');
+    const unknownPlatform = cli('account', 'use', '--issuer', MOVING_ISSUER, '--client-id', 'nope', '--account', 'eu-campus');
     assert.equal(unknownPlatform.status, 1);
-    assert.match(unknownPlatform.stderr, /No platform https:\/\/moodle\.running\.example\.edu is registered with client id nope; its registered client ids are/);
+    assert.match(unknownPlatform.stderr, /No platform https:\/\/moodle\.moving\.example\.edu is registered with client id nope; its registered client ids are/);
 
-    const registered = cli('platform', 'add', '--issuer', ISSUER, '--client-id', 'running-3', '--auth-url', `${ISSUER}/a`, '--token-url', `${ISSUER}/t`, '--jwks-url', `${ISSUER}/j`, '--deployment-id', '9');
+    const registered = cli('platform', 'add', '--issuer', MOVING_ISSUER, '--client-id', 'moving-3', '--auth-url', `${MOVING_ISSUER}/a`, '--token-url', `${MOVING_ISSUER}/t`, '--jwks-url', `${MOVING_ISSUER}/j`, '--deployment-id', '9');
     assert.equal(registered.status, 0, registered.stderr);
-    const move = ['platform', 'move', '--from-issuer', ISSUER, '--from-client-id', 'running-1', '--to-issuer', ISSUER, '--to-client-id', 'running-3'];
+    const move = ['platform', 'move', '--from-issuer', MOVING_ISSUER, '--from-client-id', 'moving-1', '--to-issuer', MOVING_ISSUER, '--to-client-id', 'moving-3'];
     const dry = cli(...move, '--dry-run');
     assert.equal(dry.status, 0, dry.stderr);
     assert.match(dry.stdout, /Would move .*deployments 3 → 9.*proctoring account: eu-campus/s);
     assert.match(dry.stdout, /students keep their ids \(same issuer\): 0 accommodation\(s\), 0 attempt\(s\) \(0 in progress\) follow them/);
     const moved = cli(...move);
     assert.equal(moved.status, 0, moved.stderr);
-    assert.match(cli('account', 'list').stdout, /used by https:\/\/moodle\.running\.example\.edu \(client id running-3\)/);
+    assert.match(cli('account', 'list').stdout, /used by https:\/\/moodle\.moving\.example\.edu \(client id moving-3\)/);
   });
 
   it('refuses, naming the console, when the tool holding the data directory does not answer', { skip: Boolean(process.env.DATABASE_URL) && 'PostgreSQL needs no lock' }, async () => {
     await stopTool();
     const deadPort = await freePort();
+    const lock = join(data.dir, 'proctor-lti.lock');
     writeFileSync(
-      join(data.dir, 'proctor-lti.lock'),
+      lock,
       JSON.stringify({ pid: process.pid, hostname: hostname(), kind: 'tool', startedAt: new Date().toISOString(), control: { port: deadPort, token: 'x', publicUrl: `http://localhost:${port}` } }),
       { mode: 0o600 },
     );
-    const started = Date.now();
-    const refused = cli('platform', 'list');
-    assert.equal(refused.status, 1);
-    assert.match(refused.stderr, /does not answer on its control port/);
-    assert.match(refused.stderr, new RegExp(`http://localhost:${port}/admin`));
-    assert.ok(Date.now() - started < 60_000, 'no hang');
+    try {
+      const started = Date.now();
+      const refused = cli('platform', 'list');
+      assert.equal(refused.status, 1);
+      assert.match(refused.stderr, /does not answer on its control port/);
+      assert.match(refused.stderr, new RegExp(`http://localhost:${port}/admin`));
+      assert.ok(Date.now() - started < 60_000, 'no hang');
+    } finally {
+      // The lock names this live process: left behind, it would keep the tool from starting again.
+      rmSync(lock, { force: true });
+    }
   });
 });

@@ -102,6 +102,10 @@ describe('proctor-lti webhooks', () => {
   });
 
   it('lists unmatched deliveries with what they carried and why, escaping control characters', async () => {
+    // Two more unmatched results before the one looked at, so that the total counts past a page of one.
+    for (const attemptId of ['b0000000-0000-4000-8000-000000000001', 'b0000000-0000-4000-8000-000000000002']) {
+      await deliver({ attempt_id: attemptId, user_id: 'nobody-known' });
+    }
     await deliver({ attempt_id: 'b0000000-0000-4000-8000-00000000000b', user_id: 'evil\u001b[2Jname', version: '3' });
     const listed = await ok(['webhooks', 'unmatched']);
     assert.match(listed, /^\d+ unmatched delivery\(ies\)\./);
@@ -115,13 +119,15 @@ describe('proctor-lti webhooks', () => {
   });
 
   it('unsubscribes by the id the list shows, and audits it', async () => {
-    const v2 = (await sandboxSubscriptions()).find((s) => s.version === '2' && s.url.startsWith(tool.baseUrl) && !s.url.endsWith('Z'.repeat(32)))!;
-    const out = await ok(['webhooks', 'unsubscribe', '--id', v2.id]);
-    assert.match(out, new RegExp(`Unsubscribed ${v2.id} \\(account default\\)`));
-    assert.equal((await sandboxSubscriptions()).some((s) => s.id === v2.id), false, 'gone at the service');
-    assert.equal((await ok(['webhooks', 'list'])).includes(v2.id), false);
+    const id = /the service's id is ([0-9a-f-]{36})\./.exec(await ok(['webhooks', 'subscribe', '--version', '2']))?.[1];
+    assert.ok(id, 'subscribed');
+    assert.match(await ok(['webhooks', 'list']), new RegExp(`${id} {2}version 2 {2}→ this tool\\n`));
+    const out = await ok(['webhooks', 'unsubscribe', '--id', id]);
+    assert.match(out, new RegExp(`Unsubscribed ${id} \\(account default\\)`));
+    assert.equal((await sandboxSubscriptions()).some((s) => s.id === id), false, 'gone at the service');
+    assert.equal((await ok(['webhooks', 'list'])).includes(id), false);
     const [entry] = await auditEntries();
-    assert.deepEqual([entry?.action, entry?.changes[0]?.field, entry?.changes[0]?.old], ['webhook.unsubscribe', 'subscription', v2.id]);
+    assert.deepEqual([entry?.action, entry?.changes[0]?.field, entry?.changes[0]?.old], ['webhook.unsubscribe', 'subscription', id]);
   });
 
   it("uses a platform's own proctoring account when the platform options name it", async () => {
