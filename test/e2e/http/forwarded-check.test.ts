@@ -2,7 +2,7 @@
 // shares its rate-limit bucket: the tool says so in its log, once and then hourly, and not for the balancer's
 // own health checks.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it } from 'node:test';
 import express from 'express';
 import supertest from 'supertest';
 import { FORWARDED_WARNING_EVERY_MS, warnWithoutForwardedFor } from '../../../src/http/forwarded-check.js';
@@ -11,12 +11,14 @@ import { capturedLog, startTestApp, type TestApp } from '../../helpers/app.js';
 const WARNING = /TRUST_PROXY_HOPS is set but a request arrived without X-Forwarded-For/;
 
 describe('a trusted proxy that sends no X-Forwarded-For', () => {
-  const log = capturedLog();
+  // An app warns once and then stays quiet for an hour: each test gets an app, and a log, that have not warned yet.
+  let log: ReturnType<typeof capturedLog>;
   let app: TestApp;
-  before(async () => {
+  beforeEach(async () => {
+    log = capturedLog();
     app = await startTestApp({ TRUST_PROXY_HOPS: '1' }, { logger: log.logger });
   });
-  after(() => app.close());
+  afterEach(() => app.close());
   const warnings = () => log.entries().filter((entry) => WARNING.test(String(entry.msg)));
 
   it('is not noticed on health checks, nor on requests that carry the header', async () => {
