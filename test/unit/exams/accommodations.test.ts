@@ -57,18 +57,23 @@ describe('an accommodation laid over the exam settings', () => {
 describe('the accommodations store', () => {
   let db: TestDatabase;
   let store: AccommodationStore;
-  let examId: string;
   before(async () => {
     db = await migratedTestDatabase();
-    const exams = createExamStore(db);
-    const exam = await exams.ensure({ issuer: 'https://lms.example', clientId: 'c', deploymentId: 'd', contextId: 'course', resourceLinkId: 'link' }, 'Midterm');
-    await exams.saveSettings(exam.id, DOCUMENT);
-    examId = exam.id;
     store = createAccommodationStore(db);
   });
   after(() => db.close());
 
+  let exams = 0;
+  async function newExam(): Promise<string> {
+    exams += 1;
+    const examStore = createExamStore(db);
+    const exam = await examStore.ensure({ issuer: 'https://lms.example', clientId: 'c', deploymentId: 'd', contextId: 'course', resourceLinkId: `link-${exams}` }, `Midterm ${exams}`);
+    await examStore.saveSettings(exam.id, DOCUMENT);
+    return exam.id;
+  }
+
   it('saves, lists, records history and removes an override by pseudonymous id', async () => {
+    const examId = await newExam();
     const saved = await store.set(examId, 'student-pseudonym-1', { exam_settings: { record_audio: false } }, { userId: 'teacher' });
     assert.ok(saved.ok);
     assert.deepEqual((await store.list(examId)).map((a) => [a.userId, a.override]), [['student-pseudonym-1', { exam_settings: { record_audio: false } }]]);
@@ -83,6 +88,7 @@ describe('the accommodations store', () => {
   });
 
   it('loses nothing when an override is refused', async () => {
+    const examId = await newExam();
     assert.ok((await store.set(examId, 's2', { expire: 5400 }, {})).ok);
     const refused = await store.set(examId, 's2', { exam_settings: { record_video: false } }, {});
     assert.equal(refused.ok, false);

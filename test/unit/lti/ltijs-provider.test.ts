@@ -12,6 +12,7 @@ import type { LtijsDocument } from '../../../src/lti/store/ltijs-store.js';
 import { LtijsStore } from '../../../src/lti/store/ltijs-store.js';
 import { migratedTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { waitFor } from '../../helpers/wait.js';
+import '../../helpers/shared-rsa-keys.mjs';
 
 const lti = ltijs.Provider;
 const ENCRYPTION_KEY = 'provider-test-encryption-key';
@@ -71,6 +72,20 @@ describe('ltijs Provider on LtijsStore', () => {
       [collection, ...params],
     );
     return rows.map((row) => row.doc);
+  }
+
+  async function platformKids(): Promise<string[]> {
+    return (await raw('platform')).map((row) => String(row.kid)).sort();
+  }
+
+  let ownPlatforms = 0;
+  /** Registers a copy of `template` under an issuer and client id that no other test uses. */
+  async function registerOwnPlatform<T extends typeof jwkSetPlatform | typeof rsaPlatform>(
+    template: T,
+  ): Promise<{ config: T; platform: LtijsPlatform }> {
+    ownPlatforms += 1;
+    const config = { ...template, url: `https://lms-${ownPlatforms}.example.edu`, clientId: `${template.clientId}-${ownPlatforms}` };
+    return { config, platform: await lti.registerPlatform(config) };
   }
 
   async function keysetKids(): Promise<string[]> {
@@ -172,7 +187,8 @@ describe('ltijs Provider on LtijsStore', () => {
       );
       assert.equal(await lti.getPlatform('https://unknown.example'), false);
       assert.equal(await lti.getPlatform(ISSUER, 'unknown-client'), false);
-      assert.equal((await lti.getAllPlatforms()).length, 2);
+      const everyPlatform = await lti.getAllPlatforms();
+      assert.deepEqual((await Promise.all(everyPlatform.map((platform) => platform.platformKid()))).sort(), await platformKids());
     });
 
     it('keeps the tool’s key pairs encrypted at rest', async () => {
@@ -186,14 +202,16 @@ describe('ltijs Provider on LtijsStore', () => {
     });
 
     it('updates a registered platform in place when registered again', async () => {
-      const kid = await jwksPlatform.platformKid();
-      const updated = await lti.registerPlatform({ ...jwkSetPlatform, name: 'Renamed LMS' });
+      const { config, platform } = await registerOwnPlatform(jwkSetPlatform);
+      const kid = await platform.platformKid();
+      const platformsBefore = await platformKids();
+      const updated = await lti.registerPlatform({ ...config, name: 'Renamed LMS' });
       assert.equal(await updated.platformKid(), kid);
-      const found = await lti.getPlatform(ISSUER, jwkSetPlatform.clientId);
+      const found = await lti.getPlatform(config.url, config.clientId);
       assert.ok(found);
       assert.equal(await found.platformName(), 'Renamed LMS');
-      assert.equal(await found.platformAuthorizationServer(), jwkSetPlatform.authorizationServer);
-      assert.equal((await raw('platform')).length, 2);
+      assert.equal(await found.platformAuthorizationServer(), config.authorizationServer);
+      assert.deepEqual(await platformKids(), platformsBefore);
     });
   });
 
@@ -201,7 +219,9 @@ describe('ltijs Provider on LtijsStore', () => {
     it('serves the public key of every registered platform as a JWK', async () => {
       const res = await request(lti.app).get('/keys').expect(200);
       const { keys } = res.body as Jwks;
-      assert.deepEqual(keys.map((key) => key.kid).sort(), [await jwksPlatform.platformKid(), rsaKid].sort());
+      const kids = keys.map((key) => key.kid).sort();
+      assert.deepEqual(kids, await platformKids());
+      assert.ok(kids.includes(await jwksPlatform.platformKid()) && kids.includes(rsaKid));
       for (const key of keys) {
         assert.equal(key.kty, 'RSA');
         assert.equal(key.alg, 'RS256');
@@ -213,23 +233,25 @@ describe('ltijs Provider on LtijsStore', () => {
 
   describe('platform activation', () => {
     it('is active without a status row, and stores changes', async () => {
-      const platform = await lti.getPlatform(ISSUER, rsaPlatform.clientId);
-      assert.ok(platform);
+      const { config, platform } = await registerOwnPlatform(rsaPlatform);
+      const kid = await platform.platformKid();
+      const status = () => raw('platformStatus', `doc->>'id' = $2`, [kid]);
       assert.equal(await platform.platformActive(), true);
+      assert.deepEqual(await status(), []);
       assert.equal(await platform.platformActive(false), false);
-      assert.deepEqual(await raw('platformStatus'), [{ id: rsaKid, active: false }]);
-      const again = await lti.getPlatform(ISSUER, rsaPlatform.clientId);
+      assert.deepEqual(await status(), [{ id: kid, active: false }]);
+      const again = await lti.getPlatform(config.url, config.clientId);
       assert.ok(again);
       assert.equal(await again.platformActive(), false);
 
       const login = await request(lti.app)
         .get('/login')
-        .query({ iss: ISSUER, client_id: rsaPlatform.clientId, login_hint: 'u', target_link_uri: 'https://tool.example/' });
+        .query({ iss: config.url, client_id: config.clientId, login_hint: 'u', target_link_uri: 'https://tool.example/' });
       assert.equal(login.status, 401);
       assert.match(JSON.stringify(login.body), /PLATFORM_NOT_ACTIVATED/);
 
       assert.equal(await again.platformActive(true), true);
-      assert.deepEqual(await raw('platformStatus'), [{ id: rsaKid, active: true }]);
+      assert.deepEqual(await status(), [{ id: kid, active: true }]);
       assert.equal(await platform.platformActive(), true);
     });
   });
@@ -288,17 +310,19 @@ describe('ltijs Provider on LtijsStore', () => {
 
   describe('platform updates and access tokens', () => {
     it('stores changes made through the Platform setters and updatePlatformById', async () => {
-      const platform = (await lti.getPlatform(ISSUER, rsaPlatform.clientId)) as unknown as PlatformSetters;
+      const own = await registerOwnPlatform(rsaPlatform);
+      const { config } = own;
+      const platform = own.platform as unknown as PlatformSetters;
       await platform.platformName('Renamed RSA LMS');
-      await platform.platformAuthorizationServer(`${ISSUER}/audience`);
+      await platform.platformAuthorizationServer(`${config.url}/audience`);
       await platform.platformAuthConfig('RSA_KEY', platformKeys.publicKey);
-      await (lti as unknown as ProviderExtras).updatePlatformById(rsaKid, { name: 'Renamed again' });
-      const found = await lti.getPlatform(ISSUER, rsaPlatform.clientId);
+      await (lti as unknown as ProviderExtras).updatePlatformById(await own.platform.platformKid(), { name: 'Renamed again' });
+      const found = await lti.getPlatform(config.url, config.clientId);
       assert.ok(found);
       assert.equal(await found.platformName(), 'Renamed again');
       // updatePlatformById passes authorizationServer: undefined when not given: the stored one stays.
-      assert.equal(await found.platformAuthorizationServer(), `${ISSUER}/audience`);
-      assert.deepEqual(await found.platformAuthConfig(), rsaPlatform.authConfig);
+      assert.equal(await found.platformAuthorizationServer(), `${config.url}/audience`);
+      assert.deepEqual(await found.platformAuthConfig(), config.authConfig);
     });
 
     it('fetches an access token once, stores it encrypted and serves it from the store until it expires', async () => {
@@ -309,15 +333,15 @@ describe('ltijs Provider on LtijsStore', () => {
         res.end(JSON.stringify({ access_token: `secret-token-${requests}`, token_type: 'bearer', expires_in: 3600 }));
       });
       await new Promise<void>((resolve) => tokenServer.listen(0, '127.0.0.1', resolve));
+      const platform = (await lti.getPlatform(ISSUER, rsaPlatform.clientId)) as unknown as PlatformSetters;
       try {
         const { port } = tokenServer.address() as AddressInfo;
-        const platform = (await lti.getPlatform(ISSUER, rsaPlatform.clientId)) as unknown as PlatformSetters;
         await platform.platformAccessTokenEndpoint(`http://127.0.0.1:${port}/token`);
         const scopes = 'https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly';
         const first = await platform.platformAccessToken(scopes);
         assert.equal(first.access_token, 'secret-token-1');
         assert.equal(first.token_type, 'Bearer');
-        const rows = await raw('accesstoken');
+        const rows = await raw('accesstoken', `doc->>'clientId' = $2`, [rsaPlatform.clientId]);
         assert.equal(rows.length, 1);
         assert.equal(rows[0]?.scopes, scopes);
         assert.doesNotMatch(JSON.stringify(rows), /secret-token/);
@@ -325,6 +349,7 @@ describe('ltijs Provider on LtijsStore', () => {
         assert.equal(second.access_token, 'secret-token-1');
         assert.equal(requests, 1);
       } finally {
+        await platform.platformAccessTokenEndpoint(rsaPlatform.accesstokenEndpoint);
         await new Promise((resolve) => tokenServer.close(resolve));
       }
     });
@@ -343,16 +368,20 @@ describe('ltijs Provider on LtijsStore', () => {
 
   describe('deletePlatform', () => {
     it('removes the platform, its status and both keys, and drops it from the keyset', async () => {
-      const kid = await jwksPlatform.platformKid();
-      await jwksPlatform.platformActive(true);
-      assert.equal(await lti.deletePlatform(ISSUER, jwkSetPlatform.clientId), true);
-      assert.equal(await lti.getPlatform(ISSUER, jwkSetPlatform.clientId), false);
+      const { config, platform } = await registerOwnPlatform(jwkSetPlatform);
+      const kid = await platform.platformKid();
+      await platform.platformActive(true);
+      const keysetBefore = await keysetKids();
+      assert.ok(keysetBefore.includes(kid));
+      assert.equal(await lti.deletePlatform(config.url, config.clientId), true);
+      assert.equal(await lti.getPlatform(config.url, config.clientId), false);
       for (const collection of ['platform', 'publickey', 'privatekey']) {
         assert.deepEqual(await raw(collection, `doc->>'kid' = $2`, [kid]), [], collection);
       }
       assert.deepEqual(await raw('platformStatus', `doc->>'id' = $2`, [kid]), []);
-      assert.deepEqual(await keysetKids(), [rsaKid]);
-      assert.ok(await lti.getPlatform(ISSUER, rsaPlatform.clientId), 'the other platform stays');
+      assert.deepEqual(await keysetKids(), keysetBefore.filter((other) => other !== kid));
+      assert.ok(await lti.getPlatform(ISSUER, jwkSetPlatform.clientId), 'the other platforms stay');
+      assert.ok(await lti.getPlatform(ISSUER, rsaPlatform.clientId), 'the other platforms stay');
     });
   });
 });
