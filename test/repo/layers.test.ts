@@ -102,37 +102,47 @@ describe('layers: the module map and the checker agree', () => {
 });
 
 describe('layers: the checker fails where it should', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'layers-'));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const dirs: string[] = [];
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
 
-  const write = (path: string, text: string) => {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  };
-  write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', verbatimModuleSyntax: true } }));
-  write('package.json', JSON.stringify({ type: 'module' }));
-  write('src/values.ts', 'export const isText = (value: unknown): value is string => typeof value === "string";\n');
-  write('src/exams/store.ts', "import { isText } from '../values.js';\nexport interface Exam { id: string }\nexport const checked = isText;\n");
-  write('src/hosted/names.ts', "import type { Exam } from '../exams/store.js';\nexport const nameOf = (exam: Exam): string => exam.id;\n");
+  /** A fresh tree that keeps the layers, for one test to add its imports to. */
+  function scratchTree() {
+    const dir = mkdtempSync(join(tmpdir(), 'layers-'));
+    dirs.push(dir);
+    const write = (path: string, text: string) => {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    };
+    write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', verbatimModuleSyntax: true } }));
+    write('package.json', JSON.stringify({ type: 'module' }));
+    write('src/values.ts', 'export const isText = (value: unknown): value is string => typeof value === "string";\n');
+    write('src/exams/store.ts', "import { isText } from '../values.js';\nexport interface Exam { id: string }\nexport const checked = isText;\n");
+    write('src/hosted/names.ts', "import type { Exam } from '../exams/store.js';\nexport const nameOf = (exam: Exam): string => exam.id;\n");
 
-  async function violations(): Promise<string[]> {
-    const run = promisify(execFile);
-    const result = await run(process.execPath, [CHECKER, 'src', '--config', CONFIG, '--output-type', 'json'], { cwd: dir }).catch(
-      (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
-    );
-    const output = JSON.parse(result.stdout) as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
-    return output.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    async function violations(): Promise<string[]> {
+      const run = promisify(execFile);
+      const result = await run(process.execPath, [CHECKER, 'src', '--config', CONFIG, '--output-type', 'json'], { cwd: dir }).catch(
+        (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
+      );
+      const output = JSON.parse(result.stdout) as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
+      return output.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    }
+    return { write, violations };
   }
 
   it('passes a tree that keeps the layers', async () => {
-    assert.deepEqual(await violations(), []);
+    const tree = scratchTree();
+    assert.deepEqual(await tree.violations(), []);
   });
 
   it('fails an import into a higher layer (type-only too), a peer import that closes a cycle and a folder without a layer', async () => {
-    write('src/db/errors.ts', "import type { Exam } from '../exams/store.js';\nexport type Broken = Exam;\n");
-    write('src/exams/course.ts', "import { nameOf } from '../hosted/names.js';\nexport const courseName = nameOf;\n");
-    write('src/stray/thing.ts', "import { isText } from '../values.js';\nexport const stray = isText;\n");
-    assert.deepEqual(await violations(), [
+    const tree = scratchTree();
+    tree.write('src/db/errors.ts', "import type { Exam } from '../exams/store.js';\nexport type Broken = Exam;\n");
+    tree.write('src/exams/course.ts', "import { nameOf } from '../hosted/names.js';\nexport const courseName = nameOf;\n");
+    tree.write('src/stray/thing.ts', "import { isText } from '../values.js';\nexport const stray = isText;\n");
+    assert.deepEqual(await tree.violations(), [
       'layer-features-exams: src/exams/course.ts → src/hosted/names.ts',
       'layer-infrastructure-db: src/db/errors.ts → src/exams/store.ts',
       'unit-without-layer: src/stray/thing.ts → src/values.ts',

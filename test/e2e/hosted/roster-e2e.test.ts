@@ -10,6 +10,7 @@ import { createExamStore } from '../../../src/exams/store.js';
 import { deriveExamTag, deriveSectionId, deriveUserId, platformKey } from '../../../src/lti/identifiers.js';
 import type { DemoLms } from '../../../src/sandbox/demo-lms/index.js';
 import { startTestApp, type TestApp, installationSecret } from '../../helpers/app.js';
+import { CLAIMS, launchAs } from '../../helpers/launches.js';
 import { launch } from '../../helpers/lti-flow.js';
 import { PNG_1PX, signHostedToken, startStub } from '../../helpers/hosted.js';
 import { pathOf } from '../../helpers/urls.js';
@@ -52,10 +53,25 @@ describe('hosted roster: real launches, Names and Roles over several pages', () 
       .filter((person) => person.status === 'Active' && person.role !== 'instructor')
       .map((person) => [deriveUserId(pseudonyms, demo.registration.issuer, person.id), person.name]);
 
+  /** A student launch of the demo course's exam: the tool then knows the course and its Names and Roles URL. */
+  const launchCourse = () => launch(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+
+  let courses = 0;
+
   it('a launch records the course; its roster is every active member from 3 NRPS pages, fetched once', async () => {
-    await launch(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    // A course no other test has fetched the roster of, whose Names and Roles URL is still the demo class's.
+    const contextId = `roster-course-${++courses}`;
+    await launchAs(app, {
+      user: 'student',
+      flavor: 'moodle',
+      presentation: 'window',
+      claims: (claims) => {
+        claims[CLAIMS.context] = { ...(claims[CLAIMS.context] as object), id: contextId };
+      },
+    });
+    const section = deriveSectionId(pseudonyms, demo.registration.issuer, demo.registration.deploymentIds[0]!, contextId);
     const pagesBefore = demo.nrpsPageRequests();
-    const response = await request.get(pathOf(await links.rosterUrl(sectionId, 3600))).set('Origin', 'https://portal.example.com');
+    const response = await request.get(pathOf(await links.rosterUrl(section, 3600))).set('Origin', 'https://portal.example.com');
     assert.equal(response.status, 200, response.text.slice(0, 300));
     assert.match(response.headers['content-type'] as string, /^application\/json; charset=utf-8/);
     assert.equal(response.headers['access-control-allow-origin'], '*');
@@ -69,22 +85,25 @@ describe('hosted roster: real launches, Names and Roles over several pages', () 
     const ids = (JSON.parse(response.text) as string[][]).map(([id]) => id);
     assert.equal(new Set(ids).size, ids.length, 'no id twice');
 
-    const again = await request.get(pathOf(await links.rosterUrl(sectionId, 3600)));
+    const again = await request.get(pathOf(await links.rosterUrl(section, 3600)));
     assert.equal(again.text, response.text);
     assert.equal(demo.nrpsPageRequests() - pagesBefore, 3, 'the second request is served from the cache');
   });
 
   it('roster ids equal the user_ids the launches of the same people send', async () => {
-    const roster = new Map((JSON.parse((await request.get(pathOf(await links.rosterUrl(sectionId, 60)))).text) as [string, string][]).map(([id, name]) => [name, id]));
     // Candidate launches go straight to the service; staff launches open the exam hub first.
+    const sent: Array<{ user: string; name: string; userId: string | undefined }> = [];
     for (const [user, flavor] of [['student', 'moodle'], ['student', 'canvas']] as const) {
       const before = received().length;
       await launch(app, { user, flavor, presentation: 'window' });
       const call = received().slice(before).at(-1);
       assert.ok(call, `the ${user} launch reached the proctoring service`);
-      const person = demo.users.find((u) => u.key === user)!;
-      assert.equal((call.body as { user_id?: string }).user_id, roster.get(person.name), `${user}: launch user_id = roster id`);
+      sent.push({ user, name: demo.users.find((u) => u.key === user)!.name, userId: (call.body as { user_id?: string }).user_id });
     }
+    const response = await request.get(pathOf(await links.rosterUrl(sectionId, 60)));
+    assert.equal(response.status, 200, response.text.slice(0, 300));
+    const roster = new Map((JSON.parse(response.text) as [string, string][]).map(([id, name]) => [name, id]));
+    for (const { user, name, userId } of sent) assert.equal(userId, roster.get(name), `${user}: launch user_id = roster id`);
   });
 
   it("the roster_url a launch sends lives as long as that launch's URL (the exam's expire, else the service default) plus the margin", async () => {
@@ -152,6 +171,7 @@ describe('hosted roster: real launches, Names and Roles over several pages', () 
   });
 
   it('stays well under 600 characters and needs no cookie', async () => {
+    await launchCourse();
     const url = await links.rosterUrl(sectionId, 18_000);
     assert.ok(url.length < 300, `${url.length} characters`);
     const response = await supertest(app.baseUrl).get(pathOf(url));
@@ -168,7 +188,7 @@ describe('hosted roster: real launches, Names and Roles over several pages', () 
 
   it('the exam roster lists the course exam with the exam_tag launches send and a working roster_url', async () => {
     const before = received().length;
-    await launch(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    await launchCourse();
     const candidate = received().slice(before).at(-1)?.body as { exam_tag?: string } | undefined;
     const response = await request.get(pathOf(await links.examRosterUrl(sectionId, 600))).set('Origin', 'https://portal.example.com');
     assert.equal(response.status, 200, response.text);
@@ -260,42 +280,60 @@ describe('hosted roster: real launches, Names and Roles over several pages', () 
   describe('logo and extension allowlist on the real app', () => {
     const key = () => platformKey(demo.registration.issuer, demo.registration.clientId);
 
+    const logos = () => createLogoStore(app.db);
+    const removeLogo = () => logos().remove(demo.registration.issuer, demo.registration.clientId);
+
     it('the logo is 404 JSON until set, then served with its type, validators and CORS', async () => {
-      const missing = await request.get(`/hosted/logo/${key()}`);
-      assert.equal(missing.status, 404);
-      assert.equal((missing.body as { error: string }).error, 'no_logo');
-      await createLogoStore(app.db).save(demo.registration.issuer, demo.registration.clientId, PNG_1PX);
-      const logo = await request.get(`/hosted/logo/${key()}`).set('Origin', 'https://portal.example.com');
-      assert.equal(logo.status, 200);
-      assert.equal(logo.headers['content-type'], 'image/png');
-      assert.equal(logo.headers['access-control-allow-origin'], '*');
-      assert.equal(logo.headers['cross-origin-resource-policy'], 'cross-origin');
-      assert.ok(logo.headers.etag && logo.headers['last-modified']);
-      assert.deepEqual(Buffer.from(logo.body as Buffer), PNG_1PX);
-      assert.equal((await request.get(`/hosted/logo/${key()}`).set('If-None-Match', logo.headers.etag as string)).status, 304);
+      await removeLogo();
+      try {
+        const missing = await request.get(`/hosted/logo/${key()}`);
+        assert.equal(missing.status, 404);
+        assert.equal((missing.body as { error: string }).error, 'no_logo');
+        await logos().save(demo.registration.issuer, demo.registration.clientId, PNG_1PX);
+        const logo = await request.get(`/hosted/logo/${key()}`).set('Origin', 'https://portal.example.com');
+        assert.equal(logo.status, 200);
+        assert.equal(logo.headers['content-type'], 'image/png');
+        assert.equal(logo.headers['access-control-allow-origin'], '*');
+        assert.equal(logo.headers['cross-origin-resource-policy'], 'cross-origin');
+        assert.ok(logo.headers.etag && logo.headers['last-modified']);
+        assert.deepEqual(Buffer.from(logo.body as Buffer), PNG_1PX);
+        assert.equal((await request.get(`/hosted/logo/${key()}`).set('If-None-Match', logo.headers.etag as string)).status, 304);
+      } finally {
+        await removeLogo();
+      }
     });
 
     it('an SVG logo is served sanitised, with a policy that forbids scripts when opened directly', async () => {
       const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script><rect width="10" height="10"/></svg>';
-      await createLogoStore(app.db).save(demo.registration.issuer, demo.registration.clientId, new TextEncoder().encode(svg));
-      const logo = await request.get(`/hosted/logo/${key()}`).buffer(true).parse((res, done) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => done(null, text));
-      });
-      assert.equal(logo.headers['content-type'], 'image/svg+xml');
-      assert.match(String(logo.headers['content-security-policy']), /default-src 'none'.*sandbox/);
-      assert.doesNotMatch(String(logo.body), /script|alert/);
-      assert.match(String(logo.body), /<rect/);
+      try {
+        await logos().save(demo.registration.issuer, demo.registration.clientId, new TextEncoder().encode(svg));
+        const logo = await request.get(`/hosted/logo/${key()}`).buffer(true).parse((res, done) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => done(null, text));
+        });
+        assert.equal(logo.headers['content-type'], 'image/svg+xml');
+        assert.match(String(logo.headers['content-security-policy']), /default-src 'none'.*sandbox/);
+        assert.doesNotMatch(String(logo.body), /script|alert/);
+        assert.match(String(logo.body), /<rect/);
+      } finally {
+        await removeLogo();
+      }
     });
 
     it('the allowlist is the JSON array of the institution settings', async () => {
-      assert.deepEqual((await request.get(`/hosted/extension-allowlist/${key()}`)).body, []);
-      await createInstitutionSettingsStore(app.db).update(demo.registration.issuer, demo.registration.clientId, { extensionAllowlist: ['abcdefghijklmnopabcdefghijklmnop', '{12345678-1234-1234-1234-123456789abc}'] });
-      const response = await request.get(`/hosted/extension-allowlist/${key()}`).set('Origin', 'https://portal.example.com');
-      assert.equal(response.status, 200);
-      assert.equal(response.headers['access-control-allow-origin'], '*');
-      assert.deepEqual(response.body, ['abcdefghijklmnopabcdefghijklmnop', '{12345678-1234-1234-1234-123456789abc}']);
+      const settings = createInstitutionSettingsStore(app.db);
+      const { issuer, clientId } = demo.registration;
+      try {
+        assert.deepEqual((await request.get(`/hosted/extension-allowlist/${key()}`)).body, []);
+        await settings.update(issuer, clientId, { extensionAllowlist: ['abcdefghijklmnopabcdefghijklmnop', '{12345678-1234-1234-1234-123456789abc}'] });
+        const response = await request.get(`/hosted/extension-allowlist/${key()}`).set('Origin', 'https://portal.example.com');
+        assert.equal(response.status, 200);
+        assert.equal(response.headers['access-control-allow-origin'], '*');
+        assert.deepEqual(response.body, ['abcdefghijklmnopabcdefghijklmnop', '{12345678-1234-1234-1234-123456789abc}']);
+      } finally {
+        await settings.update(issuer, clientId, { extensionAllowlist: [] });
+      }
     });
   });
 });
