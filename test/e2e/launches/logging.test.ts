@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { JWTPayload } from 'jose';
+import type { Fault } from '../../../src/sandbox/emulator/index.js';
 import { capturedLog, startTestApp, type TestApp } from '../../helpers/app.js';
 import { CLAIMS, emulator, incidentOf, launchAs, oneCall, pressHubButton } from '../../helpers/launches.js';
 
@@ -11,6 +12,20 @@ async function startLoggedApp(): Promise<{ app: TestApp; lines: string[] }> {
   const { logger, lines } = capturedLog();
   const app = await startTestApp({ LOG_LEVEL: 'trace', PROCTORING_TIMEOUT_MS: '800' }, { logger });
   return { app, lines };
+}
+
+/** Runs `work` with only these emulator faults active, then puts back the faults that were active before. */
+async function withFaults<T>(app: TestApp, faults: Fault[], work: () => Promise<T>): Promise<T> {
+  const controls = emulator(app).faults;
+  const before = controls.list();
+  controls.clear();
+  for (const fault of faults) controls.inject(fault);
+  try {
+    return await work();
+  } finally {
+    controls.clear();
+    for (const fault of before) controls.inject(fault);
+  }
 }
 
 const noNrps = (claims: JWTPayload) => {
@@ -32,8 +47,8 @@ describe('launch logging', () => {
   });
 
   it("a student's upstream failure is logged with the page's incident id and the cause", async () => {
-    emulator(app).faults.inject({ kind: 'status', status: 401, body: JSON.stringify({ code: 2154, message: 'Unauthorized' }), times: 1 });
-    const launched = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    const unauthorized: Fault = { kind: 'status', status: 401, body: JSON.stringify({ code: 2154, message: 'Unauthorized' }), times: 1 };
+    const launched = await withFaults(app, [unauthorized], () => launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window' }));
     assert.equal(launched.response.status, 502);
     const incident = incidentOf(launched.response.text);
     assert.ok(incident);
@@ -51,15 +66,23 @@ describe('launch logging', () => {
   });
 
   it('every line written while serving a request carries its id, and each launch step writes one launch line', async () => {
+    // A learner no other test launches: their first launch in a window is two steps, the privacy notice and its button.
+    const demoLms = app.tool.sandbox!.demoLms;
+    const named = new Set(demoLms.users.map((user) => user.id));
+    const learner = demoLms.members().find((person) => person.role === 'learner' && person.status === 'Active' && !named.has(person.id));
+    assert.ok(learner, 'the demo course has a generated learner');
     const before = lines.length;
-    const launched = await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' });
+    const launched = await launchAs(app, { member: learner.id, flavor: 'canvas', presentation: 'window' });
+    assert.ok(launched.notice, 'the first launch in a window shows the privacy notice');
     assert.equal(launched.response.status, 302);
-    const requestId = launched.response.headers['x-request-id'];
-    assert.match(String(requestId), /^[0-9a-f-]{36}$/);
     const written = lines.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>);
     const launchLines = written.filter((entry) => entry.launch !== undefined);
-    assert.equal(launchLines.length, 1, 'one line for the launch');
-    assert.equal(launchLines[0]!.reqId, requestId, 'the launch line carries the id the response was sent with');
+    for (const [step, response] of [['notice', launched.notice], ['launch', launched.response]] as const) {
+      const requestId = response.headers['x-request-id'];
+      assert.match(String(requestId), /^[0-9a-f-]{36}$/, `the ${step} step's request id`);
+      assert.equal(launchLines.filter((entry) => entry.reqId === requestId).length, 1, `one launch line for the ${step} step, with the id its response was sent with`);
+    }
+    assert.equal(launchLines.length, 2, 'no other launch line');
     assert.deepEqual(
       written.filter((entry) => typeof entry.reqId !== 'string').map((entry) => entry.msg),
       [],
@@ -71,12 +94,12 @@ describe('launch logging', () => {
     const sent = await oneCall(app, '/v2/candidate/launch', () => launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'iframe', claims: noNrps }));
     assert.equal(sent.body.display_name, 'María José Núñez');
     // A failing launch and a failing retry of the same session, and staff pages, log more.
-    emulator(app).faults.inject({ kind: 'status', status: 503, times: 2 });
-    const failed = await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window', claims: noNrps });
-    assert.equal(failed.response.status, 502);
-    const retried = await failed.agent.post('/lti/launch').type('form').send({ ltik: failed.ltik });
-    assert.equal(retried.status, 502);
-    emulator(app).faults.clear();
+    await withFaults(app, [{ kind: 'status', status: 503, times: 2 }], async () => {
+      const failed = await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window', claims: noNrps });
+      assert.equal(failed.response.status, 502);
+      const retried = await failed.agent.post('/lti/launch').type('form').send({ ltik: failed.ltik });
+      assert.equal(retried.status, 502);
+    });
     const hub = await launchAs(app, { user: 'instructor', flavor: 'canvas', presentation: 'window', claims: noNrps });
     assert.equal((await pressHubButton(hub, 'review')).status, 302);
 

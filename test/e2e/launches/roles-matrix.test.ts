@@ -3,6 +3,7 @@
 // body, valid against the contract.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createInstitutionSettingsStore, type InstitutionSettingsInput } from '../../../src/institution/settings.js';
 import type { DemoUserKey } from '../../../src/sandbox/demo-lms/index.js';
 import { checkRequest } from '../../contract/launch-api-checker.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -52,6 +53,19 @@ describe('launch of every role, Canvas-like and Moodle-like', () => {
   after(async () => {
     await app.close();
   });
+
+  /** Runs `work` with the demo platform's settings replaced by these, then puts back the settings it had. */
+  async function withInstitution<T>(settings: InstitutionSettingsInput, work: () => Promise<T>): Promise<T> {
+    const store = createInstitutionSettingsStore(app.db);
+    const { clientId } = app.tool.sandbox!.demoLms.registration;
+    const previous = await store.get(issuer, clientId);
+    await store.save(issuer, clientId, settings);
+    try {
+      return await work();
+    } finally {
+      await store.save(issuer, clientId, previous);
+    }
+  }
 
   async function startedAttempt(userId: string): Promise<string> {
     const result = await app.db.query<{ id: string }>("SELECT id FROM attempts WHERE exam_id = $1 AND user_id = $2 AND status = 'started'", [exam.id, userId]);
@@ -207,35 +221,32 @@ describe('launch of every role, Canvas-like and Moodle-like', () => {
   }
 
   describe('proctors named in the platform settings', () => {
-    before(async () => {
-      // Canvas sends a custom "Proctor" course role based on Designer as ContentDeveloper (demo user "proctor").
-      await setInstitution(app, { proctorRoles: [ROLES.contentDeveloper] });
-    });
-    after(async () => {
-      await setInstitution(app, {});
-    });
+    // Canvas sends a custom "Proctor" course role based on Designer as ContentDeveloper (demo user "proctor").
+    const contentDeveloperProctors: InstitutionSettingsInput = { proctorRoles: [ROLES.contentDeveloper] };
 
     it('canvas-like proctor (custom role sent as ContentDeveloper) → live launch, 302 with the exact live body', async () => {
-      const { result, body } = await oneCall(app, '/v2/live/launch', () => launchAs(app, { user: 'proctor', flavor: 'canvas', presentation: 'window' }));
-      assert.equal(result.response.status, 302, result.response.text.slice(0, 300));
-      toEmulator(result.response.headers.location);
-      await expectLiveBody(body, SUBS.proctor);
+      await withInstitution(contentDeveloperProctors, async () => {
+        const { result, body } = await oneCall(app, '/v2/live/launch', () => launchAs(app, { user: 'proctor', flavor: 'canvas', presentation: 'window' }));
+        assert.equal(result.response.status, 302, result.response.text.slice(0, 300));
+        toEmulator(result.response.headers.location);
+        await expectLiveBody(body, SUBS.proctor);
+      });
     });
 
     it('moodle-like proctor (plain Instructor in the launch, Learner in Names and Roles: a non-editing teacher) → hub with "Monitor live", settings read-only', async () => {
-      await hubLaunch('moodle', 'proctor', { edit: false, review: true, live: true });
+      await withInstitution(contentDeveloperProctors, () => hubLaunch('moodle', 'proctor', { edit: false, review: true, live: true }));
     });
 
     it('moodle-like proctor when the platform names Instructor a proctor role → live launch', async () => {
-      await setInstitution(app, { proctorRoles: ['Instructor'] });
-      const { result, body } = await oneCall(app, '/v2/live/launch', () => launchAs(app, { user: 'proctor', flavor: 'moodle', presentation: 'window' }));
-      assert.equal(result.response.status, 302);
-      await expectLiveBody(body, SUBS.proctor);
+      await withInstitution({ proctorRoles: ['Instructor'] }, async () => {
+        const { result, body } = await oneCall(app, '/v2/live/launch', () => launchAs(app, { user: 'proctor', flavor: 'moodle', presentation: 'window' }));
+        assert.equal(result.response.status, 302);
+        await expectLiveBody(body, SUBS.proctor);
+      });
     });
 
     it('canvas-like teaching assistant may edit settings when the institution allows it', async () => {
-      await setInstitution(app, { teachingAssistantsMayEdit: true });
-      await hubLaunch('canvas', 'ta', { edit: true, review: true, live: true });
+      await withInstitution({ teachingAssistantsMayEdit: true }, () => hubLaunch('canvas', 'ta', { edit: true, review: true, live: true }));
     });
   });
 

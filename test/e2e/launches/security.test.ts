@@ -156,6 +156,9 @@ describe('launch security', () => {
     });
 
     it('a replayed id_token is refused by its consumed nonce, even with the state cookie the browser had', async () => {
+      // The framed start page records the exam's privacy notice as seen: the launch in a window is the redirect alone.
+      const framed = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'iframe' });
+      assert.match(framed.response.text, /id="continue-link"/);
       const auth = await authorize(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
       const first = await postIdToken(auth, auth.idToken);
       assert.equal(first.status, 302);
