@@ -80,6 +80,27 @@ describe('launch records written after the answer', { timeout: 60_000 }, () => {
     const recent = response.text.slice(response.text.indexOf('Recent launches'));
     assert.match(recent, /data-cell="endpoint">Exam session</, 'the student launch is listed');
   });
+});
+
+// A suite of its own: its test closes the app, which the tests above still need.
+describe('launch records written after the answer: closing the app', { timeout: 60_000 }, () => {
+  let db: TestDatabase;
+  let app: TestApp;
+  const held = gate();
+
+  before(async () => {
+    db = await migratedTestDatabase();
+    app = await startTestApp({}, { db: holdingLaunchLog(db, held) });
+    await demoExam(app);
+    held.open();
+    // The student has seen the exam's privacy notice: the launch in the test is one step, and one row.
+    await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' });
+    await app.tool.launchesRecorded();
+  });
+  after(async () => {
+    held.open();
+    await app.close();
+  });
 
   it('the app closes only once the queued rows are written', async () => {
     held.shut();
