@@ -37,44 +37,65 @@ const settledWithin = async (promise: Promise<unknown>, ms: number) =>
 
 const rows = async (db: TestDatabase) => (await db.query<{ count: number }>('SELECT count(*)::int AS count FROM launch_log')).rows[0]?.count;
 
-describe('launch records written after the answer', { timeout: 60_000 }, () => {
-  let db: TestDatabase;
-  let app: TestApp;
+/**
+ * The suite's app on a database whose launch-log inserts wait at `held`, started in `before` (then `warmUp` on it)
+ * and closed in `after`; `db` and `app` are read through the returned object once `before` has run.
+ */
+function appBehindGate(warmUp: (app: TestApp) => Promise<void> = async () => {}) {
   const held = gate();
-
+  let db: TestDatabase | undefined;
+  let app: TestApp | undefined;
   before(async () => {
     db = await migratedTestDatabase();
     app = await startTestApp({}, { db: holdingLaunchLog(db, held) });
     await demoExam(app);
     held.open();
+    await warmUp(app);
   });
   after(async () => {
     held.open();
-    await app.close();
+    await app?.close();
   });
+  const started = <T>(value: T | undefined): T => {
+    assert.ok(value, 'the suite has started');
+    return value;
+  };
+  return {
+    held,
+    get db() {
+      return started(db);
+    },
+    get app() {
+      return started(app);
+    },
+  };
+}
+
+describe('launch records written after the answer', { timeout: 60_000 }, () => {
+  const suite = appBehindGate();
 
   it('answers the launch while its row waits, and the row follows', async () => {
     // The student has seen the exam's privacy notice: the launch below is one step, answered with the redirect.
-    await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
-    await app.tool.launchesRecorded();
-    held.shut();
-    const before = await rows(db);
-    const { response } = await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window', stopAtNotice: true });
+    await launchAs(suite.app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    await suite.app.tool.launchesRecorded();
+    suite.held.shut();
+    const before = await rows(suite.db);
+    const { response } = await launchAs(suite.app, { user: 'student', flavor: 'moodle', presentation: 'window', stopAtNotice: true });
     assert.equal(response.status, 302);
     assert.match(String(response.headers.location), /\/sandbox\/proctoring\/session\//);
-    assert.equal(await rows(db), before, 'the row is not written yet');
-    assert.equal(await settledWithin(app.tool.launchesRecorded(), 100), false, 'a record is still queued');
-    held.open();
-    await app.tool.launchesRecorded();
-    assert.equal(await rows(db), (before ?? 0) + 1);
+    assert.equal(await rows(suite.db), before, 'the row is not written yet');
+    assert.equal(await settledWithin(suite.app.tool.launchesRecorded(), 100), false, 'a record is still queued');
+    suite.held.open();
+    await suite.app.tool.launchesRecorded();
+    assert.equal(await rows(suite.db), (before ?? 0) + 1);
   });
 
   it("the instructor's hub waits for the rows still queued, then lists the launch", async () => {
-    held.shut();
-    await launchAs(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
-    const hub = launchAs(app, { user: 'instructor', flavor: 'moodle', presentation: 'window' });
+    suite.held.shut();
+    await launchAs(suite.app, { user: 'student', flavor: 'moodle', presentation: 'window' });
+    const hub = launchAs(suite.app, { user: 'instructor', flavor: 'moodle', presentation: 'window' });
     assert.equal(await settledWithin(hub, 300), false, 'the hub waits for the queued row');
-    held.open();
+    suite.held.open();
     const { response } = await hub;
     assert.equal(response.status, 200, response.text.slice(0, 300));
     const recent = response.text.slice(response.text.indexOf('Recent launches'));
@@ -84,33 +105,21 @@ describe('launch records written after the answer', { timeout: 60_000 }, () => {
 
 // A suite of its own: its test closes the app, which the tests above still need.
 describe('launch records written after the answer: closing the app', { timeout: 60_000 }, () => {
-  let db: TestDatabase;
-  let app: TestApp;
-  const held = gate();
-
-  before(async () => {
-    db = await migratedTestDatabase();
-    app = await startTestApp({}, { db: holdingLaunchLog(db, held) });
-    await demoExam(app);
-    held.open();
-    // The student has seen the exam's privacy notice: the launch in the test is one step, and one row.
+  // The student has seen the exam's privacy notice: the launch in the test is one step, and one row.
+  const suite = appBehindGate(async (app) => {
     await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' });
     await app.tool.launchesRecorded();
   });
-  after(async () => {
-    held.open();
-    await app.close();
-  });
 
   it('the app closes only once the queued rows are written', async () => {
-    held.shut();
-    const before = await rows(db);
-    await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' });
-    const closing = app.tool.close();
+    suite.held.shut();
+    const before = await rows(suite.db);
+    await launchAs(suite.app, { user: 'student', flavor: 'canvas', presentation: 'window' });
+    const closing = suite.app.tool.close();
     assert.equal(await settledWithin(closing, 150), false, 'close waits for the queued row');
-    held.open();
+    suite.held.open();
     await closing;
-    assert.equal(await rows(db), (before ?? 0) + 1);
+    assert.equal(await rows(suite.db), (before ?? 0) + 1);
   });
 });
 
