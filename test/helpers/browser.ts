@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
 import { processEndClosers } from './process-end.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -51,24 +51,52 @@ export async function withBrowser(t: TestContext, fn: (context: BrowserContext) 
 }
 
 /**
- * One Chromium per test process, a new context (its own cookies, storage and cache) for each use: starting
- * Chromium costs seconds of CPU, a context milliseconds. It is closed after the process's last test where the
- * test runner's process entry collects closers (scripts/run-tests.mjs), else once no test has used it for a
- * moment (a file run alone).
+ * One Chromium per test process, and one context in it that each use gets back as a fresh browser would be:
+ * starting Chromium costs seconds of CPU, a new context with its first page about a second (a renderer process
+ * started, a second of wall time). Playwright's context reuse, the one its own test runner offers, puts the context
+ * back between uses: other pages closed, the kept page on about:blank, cookies and the storage of every origin
+ * visited cleared, routes, init scripts, viewport and emulation reset, no listener of the last use left.
+ * Permissions, extra headers, the offline switch and the HTTP cache are reset here. The use's first `newPage()`
+ * gets the kept page. A use that fails closes the context, so that whatever it left cannot reach the next; a use
+ * while another holds the context gets a new context of its own. `test/browser/harness/reused-context.test.ts`
+ * checks each of these. The browser is closed after the process's last test where the test runner's process entry
+ * collects closers (scripts/run-tests.mjs), else once no test has used it for a moment (a file run alone).
  */
-let shared: { browser: Promise<Browser>; users: number; idle?: NodeJS.Timeout } | undefined;
+let shared: { browser: Promise<Browser>; users: number; reusedContextBusy: boolean; idle?: NodeJS.Timeout } | undefined;
 const IDLE_CLOSE_MS = 1000;
+/** Playwright's default for a new context. */
+const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
+
+/** The part of Playwright's context reuse this helper calls: public in behaviour, absent from its type declarations. */
+interface ReusingBrowser {
+  _newContextForReuse(options: BrowserContextOptions): Promise<BrowserContext>;
+  _disconnectFromReusedContext(reason: string): Promise<void>;
+}
+
+function canReuseContexts(browser: Browser): browser is Browser & ReusingBrowser {
+  return typeof Reflect.get(browser, '_newContextForReuse') === 'function' && typeof Reflect.get(browser, '_disconnectFromReusedContext') === 'function';
+}
 
 async function inSharedBrowser(fn: (context: BrowserContext) => Promise<void>): Promise<void> {
   const current = (shared ??= launchShared());
   current.users += 1;
   clearTimeout(current.idle);
   try {
-    const context = await (await current.browser).newContext();
+    const browser = await current.browser;
+    if (current.reusedContextBusy || !canReuseContexts(browser)) {
+      const context = await browser.newContext();
+      try {
+        await fn(context);
+      } finally {
+        await context.close();
+      }
+      return;
+    }
+    current.reusedContextBusy = true;
     try {
-      await fn(context);
+      await inReusedContext(browser, fn);
     } finally {
-      await context.close();
+      current.reusedContextBusy = false;
     }
   } finally {
     current.users -= 1;
@@ -76,8 +104,38 @@ async function inSharedBrowser(fn: (context: BrowserContext) => Promise<void>): 
   }
 }
 
+async function inReusedContext(browser: Browser & ReusingBrowser, fn: (context: BrowserContext) => Promise<void>): Promise<void> {
+  // The viewport given, not left to the default: a reused tab keeps a viewport the last use set unless told otherwise.
+  const context = await browser._newContextForReuse({ viewport: DEFAULT_VIEWPORT });
+  let succeeded = false;
+  try {
+    // What Playwright's reset leaves as the last use set it.
+    await context.clearPermissions();
+    await context.setExtraHTTPHeaders({});
+    await context.setOffline(false);
+    const kept = context.pages()[0];
+    if (kept) {
+      const cdp = await context.newCDPSession(kept);
+      await cdp.send('Network.clearBrowserCache');
+      await cdp.detach();
+      const newPage = context.newPage.bind(context);
+      let handedOut = false;
+      context.newPage = async () => {
+        if (handedOut || kept.isClosed()) return newPage();
+        handedOut = true;
+        return kept;
+      };
+    }
+    await fn(context);
+    succeeded = true;
+  } finally {
+    if (succeeded) await browser._disconnectFromReusedContext('the test ended');
+    else await context.close();
+  }
+}
+
 function launchShared(): NonNullable<typeof shared> {
-  const launched = { browser: chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }), users: 0 };
+  const launched = { browser: chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }), users: 0, reusedContextBusy: false };
   launched.browser.then((browser) => browser.on('disconnected', () => forget(launched)), () => forget(launched));
   processEndClosers()?.push(() => closeShared(launched));
   return launched;
