@@ -19,3 +19,16 @@ export async function longestHold<T>(work: () => Promise<T>): Promise<{ result: 
     clearInterval(ticker);
   }
 }
+
+export type Hold<T> = Awaited<ReturnType<typeof longestHold<T>>>;
+
+/**
+ * `longestHold` of `work`, measured again, up to `attempts` times in all, while `brief` says a run held the event
+ * loop too long. On a busy machine a process waiting for a core looks like a hold in one run; a hold the code makes
+ * is in every run. `work` must be repeatable.
+ */
+export async function leastOfHolds<T>(work: () => Promise<T>, brief: (hold: Hold<T>) => boolean, attempts = 3): Promise<Hold<T>> {
+  let hold = await longestHold(work);
+  for (let attempt = 1; attempt < attempts && !brief(hold); attempt += 1) hold = await longestHold(work);
+  return hold;
+}
