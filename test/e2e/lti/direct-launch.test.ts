@@ -177,6 +177,7 @@ describe('logins and resource-link launches answered by the tool, as ltijs would
 
   it("concurrent logins and launches down ltijs's routes each keep their own request's context, and none is left behind", async () => {
     const count = 8;
+    await noticeSeen();
     // A target link URI with a query string sends the login to ltijs's route (ltijs keeps that query).
     const logins = await Promise.all(
       Array.from({ length: count }, (_, i) =>
