@@ -96,6 +96,17 @@ describe('in a browser: the admin console', () => {
       assert.match(page.url(), /\/admin\/sign-in/);
     });
   });
+});
+
+// The lockout holds for 15 minutes: an app of its own, so that no other test meets a locked sign-in.
+describe('in a browser: the admin console locks sign-in after wrong passwords', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp({ ADMIN_PASSWORD: ADMIN_TEST_PASSWORD });
+  });
+  after(async () => {
+    await app.close();
+  });
 
   it('a wrong password is told; repeated ones lock sign-in', async (t) => {
     await withBrowser(t, async (context) => {

@@ -8,6 +8,7 @@ import type supertest from 'supertest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { withBrowser } from '../../helpers/browser.js';
 import { CLAIMS, demoExam, launchAs, type Agent, type LaunchOptions } from '../../helpers/launches.js';
+import { launch } from '../../helpers/lti-flow.js';
 
 const newLink = (claims: JWTPayload) => {
   claims[CLAIMS.resourceLink] = { id: `exam-new-${Math.random().toString(36).slice(2)}`, title: 'New exam' };
@@ -83,6 +84,8 @@ describe('session tokens stay out of URLs', () => {
   }
 
   it('in Chromium: hub, settings (with its scripts\' requests), exam list and content picker put no token in any request URL, Referer or Location', async (t: TestContext) => {
+    // The student has seen the exam's privacy notice, so that the exam list's start goes on to the session.
+    await launch(app, { user: 'student', flavor: 'moodle', presentation: 'window' });
     await withBrowser(t, async (context) => {
       const seen: Array<{ url: string; referer: string; location: string }> = [];
       context.on('request', (request) => {
