@@ -1,8 +1,15 @@
+/** What `work` returned, the longest time the event loop went without a turn and how long the work took (ms). */
+export interface Hold<T> {
+  result: T;
+  longest: number;
+  took: number;
+}
+
 /**
  * Runs `work` while a 5 ms timer watches the event loop: the longest time it went without a turn, and how long the
  * work took, both in milliseconds.
  */
-export async function longestHold<T>(work: () => Promise<T>): Promise<{ result: T; longest: number; took: number }> {
+export async function longestHold<T>(work: () => Promise<T>): Promise<Hold<T>> {
   const started = performance.now();
   let last = started;
   let longest = 0;
@@ -19,8 +26,6 @@ export async function longestHold<T>(work: () => Promise<T>): Promise<{ result: 
     clearInterval(ticker);
   }
 }
-
-export type Hold<T> = Awaited<ReturnType<typeof longestHold<T>>>;
 
 /**
  * `longestHold` of `work`, measured again, up to `attempts` times in all, while `brief` says a run held the event
