@@ -23,12 +23,21 @@ const REDACT = [
 ];
 
 /**
+ * Standard output, written synchronously. pino's default writes from libuv's thread pool: a process that exits
+ * right after logging (a shutdown, a fatal error) then writes its last lines before one still queued behind
+ * busy pool threads (database files, hashing), or loses it. A line costs one write call either way.
+ */
+function standardOutput(): DestinationStream {
+  return pino.destination({ dest: 1, sync: true });
+}
+
+/**
  * The process's logger: JSON lines, secrets redacted. Lines written while a request is served go through that
  * request's child logger (`requestLogger` in src/http/request-id.ts), which adds its `reqId`; lines written
  * outside a request (start-up, timers, background work) carry none. Every line names the host and process that
  * wrote it, so that the lines of several replicas collected in one place can be told apart.
  */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export function createLogger(level: string, destination: DestinationStream = standardOutput()): Logger {
   return pino(
     {
       level,
