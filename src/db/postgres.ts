@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { watchDatabasePool } from '../metrics.js';
 import { asOutage } from './errors.js';
+import { preparedName } from './prepared.js';
 import { DEFAULT_POOL_SIZE } from '../config.js';
 import type { Database, NoticeHandlers, Queryable, QueryResult } from './types.js';
 import { errorCode } from '../values.js';
@@ -128,7 +129,9 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     kind: 'postgres',
     async query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
       try {
-        return toResult(await pool.query<Row>(sql, params === undefined ? undefined : [...params]));
+        const values = params === undefined ? undefined : [...params];
+        const name = preparedName(sql);
+        return toResult(await (name === undefined ? pool.query<Row>(sql, values) : pool.query<Row>({ name, text: sql, values })));
       } catch (err) {
         throw asOutage(err);
       }

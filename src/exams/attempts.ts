@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 import { LIMITS } from '../proctoring/contract.js';
 
@@ -104,6 +105,26 @@ export interface StartAttempt {
 
 const MAX_PLATFORM_ERROR = 4000;
 
+/** What an `Attempt` is read from. */
+const ATTEMPT_COLUMNS = 'id, exam_id, user_id, status, is_test, practice, exempt, started_at, ended_at, expires_at, account_ref, lti_attempt_number, platform_error';
+
+/**
+ * A candidate's launch, in one statement: their expired attempt is abandoned first (the insert reads the update's
+ * count, so the update has run before the insert meets the index), then the partial unique index (one 'started'
+ * attempt per exam and user) makes concurrent launches of the candidate converge on one attempt; a resume's new
+ * link extends its validity.
+ */
+const START_OR_RESUME = prepared(`WITH abandoned AS (
+    UPDATE attempts SET status = 'abandoned', ended_at = expires_at
+     WHERE exam_id = $2 AND user_id = $3 AND status = 'started' AND expires_at < now() RETURNING 1)
+  INSERT INTO attempts (id, exam_id, user_id, is_test, return_url, account_ref, practice, exempt, expires_at)
+    SELECT $1::uuid, $2::uuid, $3::text, $4::boolean, $5::text, $6::text, $7::boolean, $8::boolean, now() + make_interval(secs => $9::double precision)
+      FROM (SELECT count(*) FROM abandoned) AS after_abandoning
+  ON CONFLICT (exam_id, user_id) WHERE status = 'started'
+    DO UPDATE SET return_url = COALESCE(EXCLUDED.return_url, attempts.return_url), account_ref = COALESCE(EXCLUDED.account_ref, attempts.account_ref),
+      exempt = EXCLUDED.exempt, expires_at = GREATEST(attempts.expires_at, EXCLUDED.expires_at)
+  RETURNING ${ATTEMPT_COLUMNS}`);
+
 export function createAttemptStore(db: Database): AttemptStore {
   return {
     async startOrResumeNumbered({ examId, userId, isTest, practice = false, exempt = false, returnUrl, accountRef, validForSeconds = LIMITS.candidateExpire.default, ltiAttemptNumber }) {
@@ -137,16 +158,8 @@ export function createAttemptStore(db: Database): AttemptStore {
       return result.rows[0] ? toAttempt(result.rows[0]) : undefined;
     },
     async startOrResume({ examId, userId, isTest, practice = false, exempt = false, returnUrl, accountRef, validForSeconds = LIMITS.candidateExpire.default }) {
-      await db.query(`${ABANDON_EXPIRED} AND user_id = $2`, [examId, userId]);
-      // The partial unique index (one 'started' attempt per exam and user) makes concurrent launches
-      // of the same candidate converge on one attempt; a resume's new link extends its validity.
       const result = await db.query<AttemptRow>(
-        `INSERT INTO attempts (id, exam_id, user_id, is_test, return_url, account_ref, practice, exempt, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
-         ON CONFLICT (exam_id, user_id) WHERE status = 'started'
-           DO UPDATE SET return_url = COALESCE(EXCLUDED.return_url, attempts.return_url), account_ref = COALESCE(EXCLUDED.account_ref, attempts.account_ref),
-             exempt = EXCLUDED.exempt, expires_at = GREATEST(attempts.expires_at, EXCLUDED.expires_at)
-         RETURNING *`,
+        START_OR_RESUME,
         [randomUUID(), examId, userId, isTest, returnUrl ?? null, accountRef ?? null, practice, exempt, validForSeconds],
       );
       const row = result.rows[0];

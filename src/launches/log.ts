@@ -1,3 +1,4 @@
+import { prepared } from '../db/prepared.js';
 import type { Queryable } from '../db/types.js';
 
 /** One line per launch and its outcome: who (pseudonymous), which exam, role, endpoint, how long it took. */
@@ -54,6 +55,12 @@ export interface LaunchLog {
   recentForExam(examId: string, limit: number): Promise<Array<LaunchRecord & { at: Date }>>;
 }
 
+/** Records as columns, one array per column: the same text for any number of records. */
+const INSERT_RECORDS = prepared(`INSERT INTO launch_log (at, issuer, context_id, exam_id, user_id, role, endpoint, outcome, error_code, incident_id, duration_ms)
+  SELECT at, issuer, context_id, exam_id, user_id, role, endpoint, outcome, error_code, incident_id, duration_ms
+    FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::integer[])
+      AS records (at, issuer, context_id, exam_id, user_id, role, endpoint, outcome, error_code, incident_id, duration_ms)`);
+
 /** Most launch records written by one statement. */
 const MAX_BATCH = 500;
 
@@ -76,8 +83,7 @@ export function createLaunchLog(db: Queryable): LaunchLog {
     const batch = waiting.splice(0, MAX_BATCH);
     const column = <T>(pick: (entry: LaunchRecord) => T) => batch.map(({ entry }) => pick(entry));
     db.query(
-      `INSERT INTO launch_log (at, issuer, context_id, exam_id, user_id, role, endpoint, outcome, error_code, incident_id, duration_ms)
-       SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::integer[])`,
+      INSERT_RECORDS,
       [
         batch.map(({ at }) => at.toISOString()),
         column((e) => e.issuer),

@@ -1,3 +1,4 @@
+import { prepared } from '../db/prepared.js';
 import type { Queryable } from '../db/types.js';
 
 /**
@@ -26,14 +27,17 @@ export function noticeStep(view: { framed: boolean; continued?: boolean }, exemp
   return view.framed ? 'session-then-record' : 'notice-unless-seen';
 }
 
+const SEEN = prepared('SELECT 1 FROM privacy_notices WHERE exam_id = $1 AND user_id = $2');
+const RECORD = prepared('INSERT INTO privacy_notices (exam_id, user_id) VALUES ($1, $2) ON CONFLICT (exam_id, user_id) DO NOTHING');
+
 export function createPrivacyNoticeStore(db: Queryable): PrivacyNoticeStore {
   return {
     async seen(examId, userId) {
-      const result = await db.query('SELECT 1 FROM privacy_notices WHERE exam_id = $1 AND user_id = $2', [examId, userId]);
+      const result = await db.query(SEEN, [examId, userId]);
       return result.rows.length > 0;
     },
     async record(examId, userId) {
-      await db.query('INSERT INTO privacy_notices (exam_id, user_id) VALUES ($1, $2) ON CONFLICT (exam_id, user_id) DO NOTHING', [examId, userId]);
+      await db.query(RECORD, [examId, userId]);
     },
   };
 }

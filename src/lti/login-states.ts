@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/types.js';
+import { prepared } from '../db/prepared.js';
 import { detachedCopy, isRecord } from '../values.js';
 
 /**
@@ -73,16 +74,24 @@ export function pendingLoginsSql(windowSeconds: string, cap: string): string {
   return `SELECT 1 FROM lti_login_states WHERE created_at > now() - make_interval(secs => ${windowSeconds}) AND consumed_at IS NULL LIMIT ${cap}`;
 }
 
+/** A login's state, when fewer than the cap of logins wait for their launch: the count and the insert in one statement. */
+const BIND = prepared(`INSERT INTO lti_login_states (state, nonce, issuer, client_id, framed, storage_target, ltijs_state, client_network)
+  SELECT $1, $2, $3, $4, $5, $6, $9, $10
+   WHERE (SELECT count(*) FROM (${pendingLoginsSql('$7', '$8')}) AS pending) < $8`);
+
+/** The launch of a login: one atomic update, so that of two concurrent launches with the same state exactly one wins. */
+const CONSUME = prepared(`UPDATE lti_login_states SET consumed_at = now(), claims = $3::jsonb
+   WHERE state = $1 AND nonce = $2 AND consumed_at IS NULL
+     AND created_at > now() - make_interval(secs => $4)
+   RETURNING ltijs_state`);
+
 export function createLoginStateStore(db: Database, limits: LoginStateLimits = { maxPending: 50_000, pendingWindowSeconds: 600 }): LoginStateStore {
   const recentClaims = new LRUCache<string, { json: string; consumedAt: number; ltijsState: boolean | null }>({ max: RECENT_CLAIMS.max, ttl: RECENT_CLAIMS.ttlMs });
   return {
     async bind({ state, nonce, issuer, clientId, framed, storageTarget, ltijsState, clientNetwork }) {
       const values = [state, nonce, issuer, clientId ?? null, framed ?? null, storageTarget ?? null, limits.pendingWindowSeconds, limits.maxPending, ltijsState ?? null, clientNetwork ?? null];
-      // One statement: the count (bounded by the cap, on the index of pending logins) and the insert.
       const inserted = await db.query(
-        `INSERT INTO lti_login_states (state, nonce, issuer, client_id, framed, storage_target, ltijs_state, client_network)
-         SELECT $1, $2, $3, $4, $5, $6, $9, $10
-          WHERE (SELECT count(*) FROM (${pendingLoginsSql('$7', '$8')}) AS pending) < $8`,
+        BIND,
         values,
       );
       if (inserted.rowCount === 1) return 'ok';
@@ -131,13 +140,9 @@ export function createLoginStateStore(db: Database, limits: LoginStateLimits = {
     },
 
     async consume(state, nonce, claims, maxAgeSeconds) {
-      // One atomic UPDATE: of two concurrent launches with the same state, exactly one wins.
       const json = JSON.stringify(claims);
       const won = await db.query<{ ltijs_state: boolean | null }>(
-        `UPDATE lti_login_states SET consumed_at = now(), claims = $3::jsonb
-          WHERE state = $1 AND nonce = $2 AND consumed_at IS NULL
-            AND created_at > now() - make_interval(secs => $4)
-          RETURNING ltijs_state`,
+        CONSUME,
         [state, nonce, json, maxAgeSeconds],
       );
       if (won.rowCount === 1) {

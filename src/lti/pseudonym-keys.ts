@@ -1,4 +1,5 @@
 import { readGeneration } from '../db/read-cache.js';
+import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 import type { Logger } from '../logger.js';
 import { encryptionKeysOf } from '../dev-encryption-key.js';
@@ -39,8 +40,8 @@ async function load(db: Database, secrets: AppSecrets, fresh = false): Promise<L
  * What derives `issuer`'s ids now, as stored: the newest key version and the issuer's binding. One read of a
  * primary key (about a plain round trip).
  */
-const CURRENT_BINDING = `SELECT (SELECT max(version) FROM app_secrets WHERE name = 'pseudonyms') AS newest, b.version, b.derive_as
-  FROM (SELECT 1) one LEFT JOIN pseudonym_bindings b ON b.issuer = $1`;
+const CURRENT_BINDING = prepared(`SELECT (SELECT max(version) FROM app_secrets WHERE name = 'pseudonyms') AS newest, b.version, b.derive_as
+  FROM (SELECT 1) one LEFT JOIN pseudonym_bindings b ON b.issuer = $1`);
 
 interface StoredBinding {
   newest: number | null;

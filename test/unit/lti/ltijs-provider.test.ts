@@ -1,5 +1,7 @@
 // Drives the real ltijs 5.9.9 Provider on our store: every database call ltijs makes goes through it.
-// ltijs is a process-wide singleton, so this file sets it up once (node's test runner gives each file a process).
+// ltijs is a process-wide singleton, which the app's tests patch for their adapter: this file sets it up once, in a
+// process of its own.
+// Test process: own
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
