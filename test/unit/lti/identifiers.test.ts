@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { deriveExamTag, deriveSectionId, deriveUserId } from '../../../src/lti/identifiers.js';
+import { deriveExamTag, deriveSectionId, deriveUserId, type PseudonymKeyring } from '../../../src/lti/identifiers.js';
 
 const SECRET = 'installation-secret-for-tests';
 const MOODLE = 'https://moodle.example.edu';
@@ -123,5 +123,37 @@ describe('deriveSectionId', () => {
 
   it('is derived apart from the exam tag of the same strings', () => {
     assert.notEqual(deriveSectionId(SECRET, MOODLE, '1', '4').slice(4), deriveExamTag(SECRET, MOODLE, '1', '4').slice(3));
+  });
+});
+
+describe('ids derived with a keyring', () => {
+  /** A keyring whose bindings change as a rotation or a platform move changes them. */
+  function keyring(secrets: Record<string, string>, namespaces: Record<string, string> = {}): PseudonymKeyring {
+    return {
+      secretFor: (issuer) => secrets[issuer] ?? 'newest-key',
+      namespaceOf: (issuer) => namespaces[issuer] ?? issuer,
+      reload: async () => {},
+      confirm: async () => {},
+      newest: 'newest-key',
+      all: ['newest-key'],
+    };
+  }
+
+  it('follow a changed binding at once, however often the same ids were derived before', () => {
+    const secrets: Record<string, string> = { [MOODLE]: 'key-1' };
+    const namespaces: Record<string, string> = {};
+    const ring = keyring(secrets, namespaces);
+    const derivedWith = (secret: string, issuer: string) => [deriveUserId(secret, issuer, '5'), deriveExamTag(secret, issuer, '1', 'link'), deriveSectionId(secret, issuer, '1', 'course')];
+    const before = [deriveUserId(ring, MOODLE, '5'), deriveExamTag(ring, MOODLE, '1', 'link'), deriveSectionId(ring, MOODLE, '1', 'course')];
+    assert.deepEqual(before, derivedWith('key-1', MOODLE));
+    assert.deepEqual([deriveUserId(ring, MOODLE, '5'), deriveExamTag(ring, MOODLE, '1', 'link'), deriveSectionId(ring, MOODLE, '1', 'course')], before);
+
+    // A rotation binds the issuer to another key version.
+    secrets[MOODLE] = 'key-2';
+    assert.deepEqual([deriveUserId(ring, MOODLE, '5'), deriveExamTag(ring, MOODLE, '1', 'link'), deriveSectionId(ring, MOODLE, '1', 'course')], derivedWith('key-2', MOODLE));
+    // A platform moved to a new issuer derives its ids as the old one's.
+    namespaces[CANVAS] = MOODLE;
+    secrets[CANVAS] = 'key-2';
+    assert.deepEqual([deriveUserId(ring, CANVAS, '5'), deriveExamTag(ring, CANVAS, '1', 'link'), deriveSectionId(ring, CANVAS, '1', 'course')], derivedWith('key-2', MOODLE));
   });
 });
