@@ -58,7 +58,8 @@ const DELAY_MS = Number(values['delay-ms']);
  */
 const WARM_UP = values['warm-up'] === 'auto' ? 'auto' : Number(values['warm-up']);
 const WARM_UP_BATCH = 200;
-const WARM_UP_MAX = 3000;
+const WARM_UP_MIN = 2000;
+const WARM_UP_MAX = 4000;
 for (const [name, value] of [['--students', STUDENTS], ['--concurrency', CONCURRENCY], ['--rounds', ROUNDS], ['--same-user', SAME_USER], ['--warm-up', WARM_UP === 'auto' ? 1 : WARM_UP]] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
 }
@@ -139,16 +140,18 @@ async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number
 }
 
 /**
- * Warms both tools up in alternating batches until each one's CPU per launch has stopped falling: three batches
- * in a row that are not 5 % cheaper than its cheapest batch before them, or WARM_UP_MAX launches. On Node 20 V8
- * is still optimising functions of the request path for the first time after a thousand launches, so a fixed,
- * short warm-up leaves part of that in the first measured round; the class-start burst bench measures a cold tool.
+ * Warms both tools up in alternating batches until each one's CPU per launch has stopped falling: at least
+ * WARM_UP_MIN launches, then three batches in a row that are not 5 % cheaper than its cheapest batch before them,
+ * or WARM_UP_MAX launches. V8 is still optimising functions of the request path for the first time after a
+ * thousand launches (this tool's CPU per launch fell from 5.5 to 3.1 ms between its 1,400th and 2,600th launch
+ * on Node 24, while the noise of a busy machine could make three batches look flat before that), so a fixed,
+ * short warm-up leaves part of that in the measured rounds; the class-start burst bench measures a cold tool.
  * Returns each tool's CPU per launch by batch.
  */
 async function warmUp(batch: (name: Name, members: string[]) => Promise<number>, take: (count: number) => (name: Name) => string[]): Promise<Record<Name, number[]>> {
   const trace: Record<Name, number[]> = { tool: [], bare: [] };
   const flat: Record<Name, number> = { tool: 0, bare: 0 };
-  const settled = (name: Name) => flat[name] >= 3 || trace[name].length * WARM_UP_BATCH >= WARM_UP_MAX;
+  const settled = (name: Name) => (flat[name] >= 3 && trace[name].length * WARM_UP_BATCH >= WARM_UP_MIN) || trace[name].length * WARM_UP_BATCH >= WARM_UP_MAX;
   while (!NAMES.every(settled)) {
     const members = take(WARM_UP_BATCH);
     for (const name of NAMES.filter((each) => !settled(each))) {
