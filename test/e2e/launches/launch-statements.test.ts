@@ -51,6 +51,8 @@ describe("a student's launch in the database", () => {
   it("a first launch in a window, privacy notice included: seven statements and the launch records' share, each prepared", async () => {
     // Two launches first: the caches are warm, the pooled connections open.
     for (const learner of learners.slice(0, 2)) await launch(app, { member: learner.id, presentation: 'window' });
+    // Each leaves two records (its notice and its redirect), written after the answers.
+    await waitFor("the first launches' records", async () => (await launchRecords()) === 4);
     const before = await launchRecords();
     recorded = [];
     const { response, notice } = await launch(app, { member: learners[2]!.id, presentation: 'window' });

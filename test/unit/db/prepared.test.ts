@@ -51,13 +51,16 @@ describe('prepared statements on PostgreSQL', { skip: process.env.DATABASE_URL ?
     await db.close();
   });
 
-  const preparedOnConnection = async () => (await db.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name')).rows.map((row) => row.name);
+  const preparedOnConnection = async () => (await db.query<{ name: string; statement: string }>('SELECT name, statement FROM pg_prepared_statements')).rows;
 
   it('prepares a marked statement once on a connection and runs it bound after that; an unmarked one is not kept', async () => {
     const read = prepared('SELECT label FROM things WHERE id = $1');
     for (let i = 0; i < 3; i++) assert.deepEqual((await db.query(read, [1])).rows, [{ label: 'one' }]);
-    await db.query('SELECT id FROM things WHERE label = $1', ['one']);
-    assert.deepEqual(await preparedOnConnection(), [preparedName(read)]);
+    const unmarked = 'SELECT id FROM things WHERE label = $1';
+    await db.query(unmarked, ['one']);
+    const kept = await preparedOnConnection();
+    assert.deepEqual(kept.filter((row) => row.statement === read), [{ name: preparedName(read), statement: read }]);
+    assert.deepEqual(kept.filter((row) => row.statement === unmarked), []);
   });
 
   it('still runs after a migration adds a column to its table', async () => {
