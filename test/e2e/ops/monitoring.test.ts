@@ -99,19 +99,31 @@ describe('alerts and dashboard against the exported series', () => {
     await app.close();
   });
 
-  it('a refused id_token moves the refused launches by reason; a rate-limited request moves its limiter', async () => {
-    const before = await scrape();
+  /** A launch whose id_token's signature was tampered with: refused with 401. */
+  const refusedLaunch = async () => {
     const auth = await authorize(app, { user: 'student', presentation: 'window' });
     const forged = `${auth.idToken.slice(0, -4)}${auth.idToken.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
     const refused = await postIdToken(auth, forged);
     assert.equal(refused.status, 401, refused.text.slice(0, 300));
-    for (let i = 0; i < 2; i++) await request.get('/lti/register');
+  };
+  /** Two requests of the registration page, whose limit is one a window: how many the limiter refused (1, or 2 once the window was used). */
+  const rateLimited = async () => {
+    let refused = 0;
+    for (let i = 0; i < 2; i++) if ((await request.get('/lti/register')).status === 429) refused += 1;
+    assert.ok(refused >= 1, 'the second request in the window is refused');
+    return refused;
+  };
+
+  it('a refused id_token moves the refused launches by reason; a rate-limited request moves its limiter', async () => {
+    const before = await scrape();
+    await refusedLaunch();
+    const limited = await rateLimited();
     const text = await scrape();
     const delta = (series: string) => sample(text, series) - sample(before, series);
     assert.equal(delta('proctor_lti_refused_launches_total{reason="bad_signature"}'), 1);
     assert.equal(delta('proctor_lti_http_responses_total{route="lti_launch",status="401"}'), 1);
-    assert.equal(delta('proctor_lti_rate_limited_requests_total{limiter="lti-register"}'), 1);
-    assert.equal(delta('proctor_lti_http_responses_total{route="lti_setup",status="429"}'), 1);
+    assert.equal(delta('proctor_lti_rate_limited_requests_total{limiter="lti-register"}'), limited);
+    assert.equal(delta('proctor_lti_http_responses_total{route="lti_setup",status="429"}'), limited);
   });
 
   it('exports the build info: the version in package.json and the Node.js version', async () => {
@@ -121,7 +133,11 @@ describe('alerts and dashboard against the exported series', () => {
   });
 
   it('every alert and dashboard expression parses and selects only series (and labels) the tool exports', async () => {
+    // Every kind of event an expression selects, whatever ran before: a launch, a refused one, a rate-limited
+    // request and a database error.
     assert.equal((await launchAs(app, { user: 'student', flavor: 'canvas', presentation: 'window' })).response.status, 302);
+    await refusedLaunch();
+    await rateLimited();
     await assert.rejects(app.db.query('SELECT * FROM no_such_table'));
     const series = exportedSeries(await scrape());
     assert.ok(series.has('proctor_lti_database_errors_total'));
