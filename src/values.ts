@@ -35,15 +35,6 @@ export function detachedCopy(text: string): string {
   return structuredClone(text);
 }
 
-/** `value` and every object and array inside it frozen: a value shared by several readers that none may change. */
-export function deepFrozen<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFrozen(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
-
 /** A property of a value that may be an object (a thrown value, a library's loosely typed object), if any. */
 export function propertyOf(value: unknown, key: string): unknown {
   return (typeof value === 'object' && value !== null) || typeof value === 'function' ? Reflect.get(value, key) : undefined;

@@ -1,7 +1,6 @@
 // The ids sent to the proctoring service: pseudonymous for people, stable for exams and courses.
 // Changing a label or the encoding below changes every id already stored upstream: never do it.
 import { createHash, createHmac } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 
 type Purpose = 'user_id' | 'exam_tag' | 'section_id';
 
@@ -34,34 +33,16 @@ export interface PseudonymKeyring {
 }
 
 /**
- * Ids derived lately, by key and input: the launches of a class derive one exam tag and one section id, and each
- * launch derives its user id more than once. At most a few keys (versions in use) are kept.
+ * HMAC-SHA256 keyed by the installation's secret over a JSON array: the purpose label separates the
+ * kinds of id, and JSON quoting keeps ('a', 'bc') apart from ('ab', 'c'). JSON.stringify escapes lone
+ * surrogates, so two different strings never encode to the same bytes (UTF-8 would turn both '\uD800'
+ * and '\uFFFD' into EF BF BD).
  */
-const recent = new Map<string, LRUCache<string, string>>();
-const RECENT_KEYS = 8;
-
-/**
- * HMAC-SHA256 keyed by the installation's secret over a JSON array, shaped into an id by `shape`: the purpose
- * label separates the kinds of id, and JSON quoting keeps ('a', 'bc') apart from ('ab', 'c'). JSON.stringify
- * escapes lone surrogates, so two different strings never encode to the same bytes (UTF-8 would turn both
- * '\uD800' and '\uFFFD' into EF BF BD).
- */
-function derive(pseudonymSecret: PseudonymSecret, purpose: Purpose, [issuer, ...rest]: readonly [issuer: string, ...rest: string[]], shape: (digest: Buffer) => string): string {
+function digest(pseudonymSecret: PseudonymSecret, purpose: Purpose, [issuer, ...rest]: readonly [issuer: string, ...rest: string[]]): Buffer {
   const namespace = typeof pseudonymSecret === 'string' ? issuer : pseudonymSecret.namespaceOf(issuer);
   const secret = typeof pseudonymSecret === 'string' ? pseudonymSecret : pseudonymSecret.secretFor(namespace);
   if (secret.length === 0) throw new RangeError('the pseudonym secret is empty');
-  const input = JSON.stringify([purpose, namespace, ...rest]);
-  let derived = recent.get(secret);
-  if (!derived) {
-    if (recent.size >= RECENT_KEYS) recent.clear();
-    derived = new LRUCache<string, string>({ max: 4096 });
-    recent.set(secret, derived);
-  }
-  const known = derived.get(input);
-  if (known !== undefined) return known;
-  const id = shape(createHmac('sha256', secret).update(input, 'utf8').digest());
-  derived.set(input, id);
-  return id;
+  return createHmac('sha256', secret).update(JSON.stringify([purpose, namespace, ...rest]), 'utf8').digest();
 }
 
 /**
@@ -72,11 +53,7 @@ function derive(pseudonymSecret: PseudonymSecret, purpose: Purpose, [issuer, ...
  * could be recomputed by anyone for every user of a site, undoing the pseudonym.
  */
 export function deriveUserId(secret: PseudonymSecret, issuer: string, sub: string): string {
-  return derive(secret, 'user_id', [issuer, sub], uuidV8);
-}
-
-function uuidV8(digest: Buffer): string {
-  const bytes = digest.subarray(0, 16);
+  const bytes = digest(secret, 'user_id', [issuer, sub]).subarray(0, 16);
   bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80;
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
@@ -85,12 +62,12 @@ function uuidV8(digest: Buffer): string {
 
 /** The exam_tag of one resource link: `ex-` and 26 base32 characters (130 bits), never a reserved word. */
 export function deriveExamTag(secret: PseudonymSecret, issuer: string, deploymentId: string, resourceLinkId: string): string {
-  return derive(secret, 'exam_tag', [issuer, deploymentId, resourceLinkId], (digest) => `ex-${base32(digest).slice(0, 26)}`);
+  return `ex-${base32(digest(secret, 'exam_tag', [issuer, deploymentId, resourceLinkId])).slice(0, 26)}`;
 }
 
 /** The section_id of one LTI context (course): `sec-` and 26 base32 characters. */
 export function deriveSectionId(secret: PseudonymSecret, issuer: string, deploymentId: string, contextId: string): string {
-  return derive(secret, 'section_id', [issuer, deploymentId, contextId], (digest) => `sec-${base32(digest).slice(0, 26)}`);
+  return `sec-${base32(digest(secret, 'section_id', [issuer, deploymentId, contextId])).slice(0, 26)}`;
 }
 
 const BASE32_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';

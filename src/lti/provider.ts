@@ -1,5 +1,4 @@
 import cookieParser from 'cookie-parser';
-import { LRUCache } from 'lru-cache';
 import express, { type Application, type CookieOptions, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { createPrivateKey } from 'node:crypto';
 import { decodeJwt, SignJWT } from 'jose';
@@ -32,7 +31,7 @@ import { clientKeyOf } from '../http/rate-limits.js';
 import { LtijsStore, type HeldReplace } from './store/ltijs-store.js';
 import { sessionChecks, sessionTokenOf } from './session-token.js';
 import { createTokenValidator, type TokenValidator } from './token-validator.js';
-import { deepFrozen, detachedCopy, isRecord } from '../values.js';
+import { isRecord } from '../values.js';
 
 export { LTI_ROUTES };
 
@@ -41,9 +40,6 @@ const LOGIN_MAX_AGE_SECONDS = 600;
 /** How often login states never launched (after 20 minutes) or past every session's age, and ltijs documents past their lifetime, are deleted. */
 const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
 const DEFAULT_MAX_PENDING_LOGINS = 50_000;
-/** Launches kept read, and for how long (the login states keep their claims as long). */
-const RECENT_LAUNCHES = 5000;
-const RECENT_LAUNCH_MS = 60_000;
 
 export interface LtiAdapterOptions {
   db: Database;
@@ -406,24 +402,14 @@ export async function createLtiAdapter(options: LtiAdapterOptions): Promise<LtiA
     return launch;
   }
 
-  // Launches read lately, by client and login state: the privacy notice's POST, and the pages after a launch, read
-  // the launch its id_token POST read a moment before. Frozen: every reader gets the same object.
-  const recentLaunchMs = Math.min(RECENT_LAUNCH_MS, options.sessionMaxAgeSeconds * 1000);
-  const recentLaunches = new LRUCache<string, LtiLaunch>({ max: RECENT_LAUNCHES, ttl: Math.max(1, recentLaunchMs) });
-
   async function readLaunch(res: Response): Promise<LtiLaunch> {
     const ltik: Record<string, unknown> = openedSessionOf(res) ?? decodeJwt(issuedLtik(res));
     const state = typeof ltik.s === 'string' ? ltik.s : undefined;
     const clientId = typeof ltik.clientId === 'string' ? ltik.clientId : undefined;
     if (!state || !clientId) throw new LtiRefusal('session_expired', 'the session token carries no launch');
-    const key = `${clientId}\n${state}`;
-    const recent = recentLaunches.get(key);
-    if (recent) return recent;
     const stored = await loginStates.claims(state, options.sessionMaxAgeSeconds);
     if (!stored) throw new LtiRefusal('session_expired', 'the launch behind this session has expired');
-    const launch = deepFrozen(toLaunch(launchClaimsSchema.parse(stored), clientId, stored));
-    if (recentLaunchMs > 0) recentLaunches.set(detachedCopy(key), launch);
-    return launch;
+    return toLaunch(launchClaimsSchema.parse(stored), clientId, stored);
   }
 
   const launchTokenRouter = express.Router();

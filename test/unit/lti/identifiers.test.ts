@@ -139,7 +139,7 @@ describe('ids derived with a keyring', () => {
     };
   }
 
-  it('follow a changed binding at once, however often the same ids were derived before', () => {
+  it('follow the bindings as they change: a rotation, then a platform move', () => {
     const secrets: Record<string, string> = { [MOODLE]: 'key-1' };
     const namespaces: Record<string, string> = {};
     const ring = keyring(secrets, namespaces);
