@@ -344,9 +344,6 @@ export function pagePatternProblem(source: string): PatternProblem | undefined {
   return compiled.ok ? undefined : { construct: compiled.construct, reason: compiled.reason };
 }
 
-/** Results of `patternMatches` by pattern and subject, at most about 200,000 characters of them. */
-const matches = new LRUCache<string, boolean>({ max: 2000, maxSize: 200_000, sizeCalculation: (_, key) => key.length });
-
 /**
  * Whether the pattern finds a match in the subject, as `new RegExp(source).test(subject)` would;
  * undefined when the pattern is refused (see pagePatternProblem) or the subject is too long.
@@ -354,11 +351,5 @@ const matches = new LRUCache<string, boolean>({ max: 2000, maxSize: 200_000, siz
 export function patternMatches(source: string, subject: string): boolean | undefined {
   const compiled = compilePagePattern(source);
   if (!compiled.ok || subject.length > MAX_SUBJECT_LENGTH) return undefined;
-  // Every launch of an exam checks its address against its start pattern: the same pair for a whole class.
-  const key = `${source}\n${subject}`;
-  const known = matches.get(key);
-  if (known !== undefined) return known;
-  const found = compiled.test(subject);
-  matches.set(key, found);
-  return found;
+  return compiled.test(subject);
 }
