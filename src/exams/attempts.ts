@@ -114,11 +114,9 @@ const ATTEMPT_COLUMNS = 'id, exam_id, user_id, status, is_test, practice, exempt
  * attempt per exam and user) makes concurrent launches of the candidate converge on one attempt; a resume's new
  * link extends its validity.
  */
-const START_OR_RESUME = prepared(`WITH abandoned AS (
-    UPDATE attempts SET status = 'abandoned', ended_at = expires_at
-     WHERE exam_id = $2 AND user_id = $3 AND status = 'started' AND expires_at < now() RETURNING 1)
-  INSERT INTO attempts (id, exam_id, user_id, is_test, return_url, account_ref, practice, exempt, expires_at)
-    SELECT $1::uuid, $2::uuid, $3::text, $4::boolean, $5::text, $6::text, $7::boolean, $8::boolean, now() + make_interval(secs => $9::double precision)
+const START_OR_RESUME = prepared(`WITH abandoned AS (${ABANDON_EXPIRED} AND user_id = $2 RETURNING 1)
+  INSERT INTO attempts (exam_id, user_id, id, is_test, return_url, account_ref, practice, exempt, expires_at)
+    SELECT $1::uuid, $2::text, $3::uuid, $4::boolean, $5::text, $6::text, $7::boolean, $8::boolean, now() + make_interval(secs => $9::double precision)
       FROM (SELECT count(*) FROM abandoned) AS after_abandoning
   ON CONFLICT (exam_id, user_id) WHERE status = 'started'
     DO UPDATE SET return_url = COALESCE(EXCLUDED.return_url, attempts.return_url), account_ref = COALESCE(EXCLUDED.account_ref, attempts.account_ref),
@@ -160,7 +158,7 @@ export function createAttemptStore(db: Database): AttemptStore {
     async startOrResume({ examId, userId, isTest, practice = false, exempt = false, returnUrl, accountRef, validForSeconds = LIMITS.candidateExpire.default }) {
       const result = await db.query<AttemptRow>(
         START_OR_RESUME,
-        [randomUUID(), examId, userId, isTest, returnUrl ?? null, accountRef ?? null, practice, exempt, validForSeconds],
+        [examId, userId, randomUUID(), isTest, returnUrl ?? null, accountRef ?? null, practice, exempt, validForSeconds],
       );
       const row = result.rows[0];
       if (!row) throw new Error('attempt upsert returned nothing');

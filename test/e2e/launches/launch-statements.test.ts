@@ -17,7 +17,7 @@ const STATEMENTS: ReadonlyArray<[string, RegExp]> = [
   ['whether the student has seen the privacy notice', /^SELECT 1 FROM privacy_notices /],
   ['the launch record', /^INSERT INTO launch_log /],
   ['the privacy notice recorded', /^INSERT INTO privacy_notices /],
-  ['the attempt', /^WITH abandoned AS \( UPDATE attempts .* INSERT INTO attempts /],
+  ['the attempt', /^WITH abandoned AS \( ?UPDATE attempts .* INSERT INTO attempts /],
 ];
 
 /** Reads that fill the caches of a few seconds (platforms, deployments, keys, settings, exams, accounts). */
