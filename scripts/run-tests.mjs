@@ -158,6 +158,9 @@ function summarize(tests) {
   const leftOut = exclusions.length > 0 ? ` (left out: files under ${exclusions.join(', ')})` : '';
   console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s${leftOut}: ${count('pass')} passed, ${count('fail')} failed, ${skipped.length} skipped, ${count('todo')} todo.`);
   for (const test of skipped) console.log(`  skipped: ${test.file} › ${test.name.join(' › ')}${test.kind === 'suite' ? ' (the whole suite)' : ''}: ${test.reason || 'no reason given'}`);
+  for (const test of tests.filter((each) => each.kind === 'test' && each.status === 'fail')) {
+    console.log(`  failed: ${test.file} › ${test.name.join(' › ')}\n    ${(test.error ?? '').split('\n').join('\n    ')}`);
+  }
   const perFile = new Map();
   for (const test of tests) if (test.name.length === 1) perFile.set(test.file, (perFile.get(test.file) ?? 0) + test.durationMs);
   const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10);

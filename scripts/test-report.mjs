@@ -8,6 +8,14 @@ import { relative } from 'node:path';
 const NAME_FILTERED = 'test name does not match pattern';
 const isGroupEntry = (file) => file?.endsWith('.group.mjs') ?? false;
 
+// A failure's first lines, kept so that a run's end can repeat what failed after thousands of lines of output.
+// node:test wraps a test's own error in one whose cause it is.
+function failureOf(error) {
+  const cause = error?.cause instanceof Error ? error.cause : error;
+  const text = cause instanceof Error ? (cause.stack ?? `${cause.name}: ${cause.message}`) : String(cause ?? 'no error given');
+  return text.split('\n').slice(0, 12).join('\n').slice(0, 2000);
+}
+
 export default async function* report(source) {
   const tests = [];
   const open = new Map();
@@ -20,7 +28,14 @@ export default async function* report(source) {
       // The suite of a grouped file: it fails where the file does not load or a hook of its own fails.
       if (event.type === 'test:start') grouped.add(name);
       if (event.type === 'test:fail' && !failedFiles.has(name)) {
-        tests.push({ file: name, name: [`${name} (loading the file, or its hooks)`], kind: 'test', status: 'fail', durationMs: Math.round(details?.duration_ms ?? 0) });
+        tests.push({
+          file: name,
+          name: [`${name} (loading the file, or its hooks)`],
+          kind: 'test',
+          status: 'fail',
+          durationMs: Math.round(details?.duration_ms ?? 0),
+          error: failureOf(details?.error),
+        });
       }
       continue;
     }
@@ -43,6 +58,7 @@ export default async function* report(source) {
       status: event.type === 'test:fail' ? 'fail' : skipped ? 'skip' : todo !== undefined && todo !== false ? 'todo' : 'pass',
       ...(skipped ? { reason: skip === true ? '' : String(skip) } : {}),
       durationMs: Math.round(details?.duration_ms ?? 0),
+      ...(event.type === 'test:fail' ? { error: failureOf(details?.error) } : {}),
     });
   }
   yield `${JSON.stringify({ node: process.version, tests }, null, 1)}\n`;
