@@ -9,13 +9,15 @@
 // Under each run, how busy the machine was (/proc/stat) and the shares of its CPU capacity taken by the tool,
 // by the LMS and Launch API process, and by this process: at 100 % busy, every process waits for the others.
 // Usage: npm run bench:compare [-- --students 300 --concurrency 20 --rounds 5 --same-user 200
-//   --delay-ms 0 --warm-up auto --profile <dir> --against <checkout> --tsx --steps]  (DATABASE_URL: the server to create the databases on)
+//   --delay-ms 0 --warm-up auto --profile <dir> --against <checkout> --tsx --steps --bare-without-notice]  (DATABASE_URL: the server to create the databases on)
 // The tool runs as the image runs it: compiled JavaScript (tsconfig.bench.json, into dist/) on plain node, as the
 // bare tool does; --tsx runs the TypeScript through tsx instead (source maps on, as in development).
 // --steps prints under each measured run the median time of each HTTP exchange of a launch and those of its
 // slowest launches: where the tail is spent (the tool's answers, or the LMS's).
 // --against runs this tool from another checkout (a git worktree of the commit to compare with, its
 // node_modules in place) where the bare tool would run: the same flow and figures, for measuring a change.
+// The bare tool shows a learner's first launch of an exam a privacy notice, as this tool does (the same work:
+// a page and its button's POST); --bare-without-notice leaves it out (the bare tool of before the notice).
 // --node-flags=<flags> starts this tool's process (not the one compared with) with those Node.js/V8 flags, e.g.
 // --node-flags=--max-semi-space-size=32 with --against a worktree of the same commit: a runtime setting's effect.
 import type { ChildProcess } from 'node:child_process';
@@ -45,6 +47,7 @@ const { values } = parseArgs({
     'node-flags': { type: 'string', default: '' },
     tsx: { type: 'boolean', default: false },
     steps: { type: 'boolean', default: false },
+    'bare-without-notice': { type: 'boolean', default: false },
   },
 });
 const STUDENTS = Number(values.students);
@@ -52,6 +55,8 @@ const CONCURRENCY = Number(values.concurrency);
 const ROUNDS = Number(values.rounds);
 const SAME_USER = Number(values['same-user']);
 const DELAY_MS = Number(values['delay-ms']);
+/** Whether the bare tool shows a learner's first launch of an exam a privacy notice first, as this tool does. */
+const BARE_NOTICE = !values['bare-without-notice'];
 /**
  * Launches each tool serves before the measured rounds: a fixed number, or by default (`auto`) batches of
  * WARM_UP_BATCH until its CPU per launch has stopped falling (see warmUp).
@@ -251,6 +256,7 @@ async function main(): Promise<void> {
             PROCTORING_BASE_URL: proctoring,
             PROCTORING_CONSUMER_KEY: SANDBOX_ACCOUNT.consumerKey,
             PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
+            BARE_NOTICE: BARE_NOTICE ? '1' : '0',
           })
         : await toolServer(LABEL.bare, AGAINST, 'bare', ports.bare, databases.bare);
     children.push(bare);
@@ -274,7 +280,7 @@ async function main(): Promise<void> {
 
     console.log(
       `Launch comparison: proctor-lti against ${AGAINST === undefined ? 'bare ltijs' : `proctor-lti from ${AGAINST}`}, ${STUDENTS} distinct students per round at concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds, ` +
-        `Launch API delay ${DELAY_MS} ms; ${values.tsx ? 'the tool through tsx' : 'the tool compiled'}${nodeFlags.length > 0 ? ` with ${nodeFlags.join(' ')}` : ''}; Node ${process.version}, ${cpus().length} CPUs, PostgreSQL; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
+        `Launch API delay ${DELAY_MS} ms; ${AGAINST === undefined ? `the bare tool ${BARE_NOTICE ? 'with' : 'without'} the privacy notice; ` : ''}${values.tsx ? 'the tool through tsx' : 'the tool compiled'}${nodeFlags.length > 0 ? ` with ${nodeFlags.join(' ')}` : ''}; Node ${process.version}, ${cpus().length} CPUs, PostgreSQL; load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`,
     );
     // Warm-up, not measured: each tool fetches the LMS's keys, opens its pool, and runs its code paths often
     // enough for V8 to have optimised the hot ones, as in a server that has been up for a while.

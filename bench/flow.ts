@@ -133,14 +133,17 @@ export async function browserLaunch(login: LoginInitiation, jar: CookieJar, disp
   let step = 'id_token post';
   let got = await send(step, form.action, { method: 'POST', form: { id_token: form.fields.id_token, state: form.fields.state } });
   let base = form.action;
-  // A student's first launch of an exam in a window shows the privacy notice: its button posts the session token on.
-  const notice = got.response.status === 200 ? noticeForm(got.text) : undefined;
-  if (notice) {
-    step = 'privacy notice';
-    base = new URL(notice.action, base).href;
-    got = await send(step, base, { method: 'POST', form: notice.fields });
-  }
+  let noticePressed = false;
   for (let hop = 0; ; hop++) {
+    // A student's first launch of an exam in a window shows the privacy notice (the tool's at once, the bare tool's
+    // after its redirect): its button posts the session token on.
+    const notice = !noticePressed && got.response.status === 200 ? noticeForm(got.text) : undefined;
+    if (notice) {
+      noticePressed = true;
+      step = 'privacy notice';
+      base = new URL(notice.action, base).href;
+      got = await send(step, base, { method: 'POST', form: notice.fields });
+    }
     expect(step, got, 302);
     const target = location(step, got, base);
     if (target.startsWith(sessionPrefix)) return;

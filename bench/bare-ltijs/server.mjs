@@ -1,10 +1,12 @@
 // A bare LTI 1.3 proctoring tool, as an LMS integrator would write it in an afternoon with the official
 // ltijs and its Sequelize plugin on PostgreSQL: learners get a candidate launch from the Launch API and a
-// 302 to it, teachers a reviewer launch, everyone else a 403. Nothing else: no nonce binding, no attempt,
-// no launch log, no course record. It is the baseline of `npm run bench:compare` (bench/compare.ts), which
-// starts it with these environment variables:
+// 302 to it, teachers a reviewer launch, everyone else a 403. With BARE_NOTICE=1, as the product does, a learner's
+// first launch of an exam shows a privacy notice whose button posts the session token (ltik) on to the candidate
+// launch; who has seen it is kept in memory. Nothing else: no nonce binding, no attempt, no launch log, no course
+// record. It is the baseline of `npm run bench:compare` (bench/compare.ts), which starts it with these environment
+// variables:
 //   PORT, DATABASE_URL (its own database), LMS_ISSUER, LMS_CLIENT_ID, LMS_AUTH_URL, LMS_TOKEN_URL,
-//   LMS_JWKS_URL, PROCTORING_BASE_URL, PROCTORING_CONSUMER_KEY, PROCTORING_SECRET
+//   LMS_JWKS_URL, PROCTORING_BASE_URL, PROCTORING_CONSUMER_KEY, PROCTORING_SECRET, BARE_NOTICE
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 
@@ -60,26 +62,54 @@ async function launchUrl(kind, body) {
   return String(value);
 }
 
+const NOTICE = env.BARE_NOTICE === '1';
+const noticesSeen = new Set();
+const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const noticePage = (ltik) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Before you start</title></head><body>
+<h1>Before you start</h1><p>This exam is proctored: your camera, microphone and screen are recorded while you take it.</p>
+<form method="post" action="/notice" class="start-action" data-notice-continue><input type="hidden" name="ltik" value="${escapeHtml(ltik)}"><button>Start the exam</button></form>
+</body></html>`;
+
+async function candidateRedirect(token, res) {
+  const resourceId = token.platformContext.resource?.id ?? 'exam';
+  const quiz = `${token.iss}/quiz/${encodeURIComponent(resourceId)}`;
+  return res.redirect(await launchUrl('candidate', {
+    user_id: safeId(token.user),
+    launch_url: quiz,
+    exam_start: `^${escapeRegex(quiz)}([?#].*)?$`,
+    exam_take: `^${escapeRegex(quiz)}/attempt.*`,
+    exam_end: `^${escapeRegex(quiz)}/review.*`,
+    exam_settings: OFF,
+    exam_tag: safeId(resourceId),
+  }));
+}
+const noticeKey = (token) => JSON.stringify([token.iss, token.user, token.platformContext.resource?.id ?? 'exam']);
+
 lti.onConnect(async (token, _req, res) => {
   const roles = token.platformContext.roles ?? [];
   const resourceId = token.platformContext.resource?.id ?? 'exam';
-  const quiz = `${token.iss}/quiz/${encodeURIComponent(resourceId)}`;
   try {
     if (roles.some((role) => role.endsWith('#Learner'))) {
-      return res.redirect(await launchUrl('candidate', {
-        user_id: safeId(token.user),
-        launch_url: quiz,
-        exam_start: `^${escapeRegex(quiz)}([?#].*)?$`,
-        exam_take: `^${escapeRegex(quiz)}/attempt.*`,
-        exam_end: `^${escapeRegex(quiz)}/review.*`,
-        exam_settings: OFF,
-        exam_tag: safeId(resourceId),
-      }));
+      if (NOTICE && !noticesSeen.has(noticeKey(token))) return res.send(noticePage(res.locals.ltik));
+      return await candidateRedirect(token, res);
     }
     if (roles.some((role) => role.endsWith('#Instructor') || role.endsWith('#ContentDeveloper'))) {
       return res.redirect(await launchUrl('reviewer', { user_id: safeId(token.user), exam_settings: OFF, exam_tag: safeId(resourceId) }));
     }
     return res.status(403).send('Your role cannot use this tool.');
+  } catch (error) {
+    console.error(error);
+    return res.status(502).send('The proctoring service could not be reached.');
+  }
+});
+
+// The notice's button: ltijs checks the ltik of the form body before this route runs.
+lti.app.post('/notice', async (_req, res) => {
+  const token = res.locals.token;
+  try {
+    if (!(token.platformContext.roles ?? []).some((role) => role.endsWith('#Learner'))) return res.status(403).send('Your role cannot use this tool.');
+    noticesSeen.add(noticeKey(token));
+    return await candidateRedirect(token, res);
   } catch (error) {
     console.error(error);
     return res.status(502).send('The proctoring service could not be reached.');
