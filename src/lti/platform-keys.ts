@@ -1,7 +1,6 @@
-import { createRemoteJWKSet, customFetch, importJWK, importSPKI, type JWTHeaderParameters, type FlattenedJWSInput, type CryptoKey } from 'jose';
+import { createRemoteJWKSet, customFetch, importJWK, importSPKI } from 'jose';
 import type { LtijsPlatformAuthConfig } from 'ltijs';
-
-type KeyResolver = (header: JWTHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey | Uint8Array>;
+import type { KeyResolver } from './rsa-jwt.js';
 
 /**
  * Resolves the key that verifies a platform's id_token. Key sets are cached per URL (ltijs fetches the

@@ -1,4 +1,4 @@
-import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import type { LtijsPlatformAuthConfig } from 'ltijs';
 import { CLAIM, claimsToKeep, LAUNCH_MESSAGE_TYPES, launchClaimsSchema, type LaunchClaims } from './claims.js';
 import { isProctoringMessageType, readProctoringClaims } from './proctoring-claims.js';
@@ -7,6 +7,7 @@ import { LtiRefusal } from './errors.js';
 import type { LoginStateStore } from './login-states.js';
 import { OutboundError } from '../net/guarded-http.js';
 import type { PlatformKeys } from './platform-keys.js';
+import { isRsaAlgorithm, verifyRsaJwt } from './rsa-jwt.js';
 import { storageProofMatches, type StorageProof } from './platform-storage.js';
 
 export interface KnownPlatform {
@@ -36,9 +37,9 @@ export interface ValidatedLaunch {
   platformId: string;
 }
 
-function decode(idToken: string): { payload: JWTPayload; alg?: string } {
+function decode(idToken: string): { payload: JWTPayload; header: ProtectedHeaderParameters } {
   try {
-    return { payload: decodeJwt(idToken), alg: decodeProtectedHeader(idToken).alg };
+    return { payload: decodeJwt(idToken), header: decodeProtectedHeader(idToken) };
   } catch {
     throw new LtiRefusal('invalid_token', 'the id_token is not a readable JWT');
   }
@@ -125,20 +126,19 @@ export function createTokenValidator(deps: TokenValidatorDeps) {
     throw new LtiRefusal('unregistered_platform', `no platform registered for issuer ${issuer} and client ids ${audiences.join(', ')}`, audiences.length === 1 ? { issuer, clientId: audiences[0]!, deploymentId: typeof deploymentId === 'string' ? deploymentId : undefined } : undefined);
   }
 
-  async function verifySignature(idToken: string, platform: KnownPlatform, issuer: string, alg: string | undefined) {
-    if (alg !== 'RS256' && alg !== 'RS384' && alg !== 'RS512') {
-      throw new LtiRefusal('bad_signature', `unsupported signing algorithm ${String(alg)}`);
-    }
+  /** The payload, once the token's signature and registered claims have been checked (`verifyRsaJwt`, as jose's `jwtVerify`). */
+  async function verifySignature(idToken: string, header: ProtectedHeaderParameters, unverified: JWTPayload, platform: KnownPlatform, issuer: string) {
+    const alg = header.alg;
+    if (!isRsaAlgorithm(alg)) throw new LtiRefusal('bad_signature', `unsupported signing algorithm ${String(alg)}`);
     try {
-      const { payload } = await jwtVerify(idToken, deps.keys.resolver(platform.authConfig), {
+      await verifyRsaJwt(idToken, { ...header, alg }, unverified, alg, deps.keys.resolver(platform.authConfig), {
         issuer,
         audience: platform.clientId,
-        algorithms: ['RS256', 'RS384', 'RS512'],
-        clockTolerance: deps.clockSkewSeconds,
-        currentDate: new Date(nowSeconds() * 1000),
-        requiredClaims: ['exp', 'iat', 'nonce', 'sub'],
+        required: ['exp', 'iat', 'nonce', 'sub'],
+        clockToleranceSeconds: deps.clockSkewSeconds,
+        nowSeconds: nowSeconds(),
       });
-      return payload;
+      return unverified;
     } catch (error) {
       throw refusalFromJose(error);
     }
@@ -187,10 +187,10 @@ export function createTokenValidator(deps: TokenValidatorDeps) {
   }
 
   return async function validate(idToken: string, context: { state?: string; cookieIssuer?: string; storageProof?: StorageProof }): Promise<ValidatedLaunch> {
-    const { payload: unverified, alg } = decode(idToken);
+    const { payload: unverified, header } = decode(idToken);
     await checkIssuerMatchesLogin(unverified, context.state, context.cookieIssuer, context.storageProof);
     const { platform, issuer } = await findPlatform(unverified);
-    const payload = await verifySignature(idToken, platform, issuer, alg);
+    const payload = await verifySignature(idToken, header, unverified, platform, issuer);
     checkIssuedAt(payload);
     checkAuthorizedParty(payload, platform.clientId);
     const claims = readClaims(payload);
