@@ -35,6 +35,15 @@ export function detachedCopy(text: string): string {
   return structuredClone(text);
 }
 
+/** `value` and every object in it made read-only: one cached value can then be handed to every caller. */
+export function deepFrozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFrozen(propertyOf(value, key));
+  }
+  return value;
+}
+
 /** A property of a value that may be an object (a thrown value, a library's loosely typed object), if any. */
 export function propertyOf(value: unknown, key: string): unknown {
   return (typeof value === 'object' && value !== null) || typeof value === 'function' ? Reflect.get(value, key) : undefined;

@@ -3,6 +3,7 @@ import type { Queryable } from '../db/types.js';
 import { platformKey } from '../lti/identifiers.js';
 import { brandingSchema, HOSTNAME, proctorSettingsSchema } from '../proctoring/contract.js';
 import { readCache } from '../db/read-cache.js';
+import { deepFrozen } from '../values.js';
 
 /**
  * Browser-extension ids: Chromium's 32 letters a–p, or a Firefox add-on id (a GUID in braces or an
@@ -57,7 +58,7 @@ export type InstitutionSettingsInput = z.input<typeof institutionSettingsSchema>
 export const DEFAULT_INSTITUTION_SETTINGS: InstitutionSettings = institutionSettingsSchema.parse({});
 
 export interface InstitutionSettingsStore {
-  /** The platform's settings, defaults filled in; the defaults when none were saved. */
+  /** The platform's settings, defaults filled in; the defaults when none were saved. Frozen: copy to change them. */
   get(issuer: string, clientId: string): Promise<InstitutionSettings>;
   /** The platform a public key names, if any settings or logo were saved for it. */
   findByKey(key: string): Promise<{ issuer: string; clientId: string; settings: InstitutionSettings } | undefined>;
@@ -76,7 +77,7 @@ interface Row {
 function parseStored(value: unknown): InstitutionSettings {
   const parsed = institutionSettingsSchema.safeParse(value ?? {});
   // A stored value that no longer parses (a field removed in a later version) falls back field by field.
-  return parsed.success ? parsed.data : { ...DEFAULT_INSTITUTION_SETTINGS };
+  return parsed.success ? parsed.data : structuredClone(DEFAULT_INSTITUTION_SETTINGS);
 }
 
 export function createInstitutionSettingsStore(db: Queryable): InstitutionSettingsStore {
@@ -94,12 +95,11 @@ export function createInstitutionSettingsStore(db: Queryable): InstitutionSettin
   }
   const store: InstitutionSettingsStore = {
     async get(issuer, clientId) {
-      // Every launch reads them: reused for a few seconds (db/read-cache.ts), each caller gets its own copy.
-      const settings = await cached.get(JSON.stringify([issuer, clientId]), async () => {
+      // Every launch reads them: reused for a few seconds (db/read-cache.ts), frozen, so every caller shares them.
+      return cached.get(JSON.stringify([issuer, clientId]), async () => {
         const result = await db.query<Row>('SELECT issuer, client_id, settings FROM institution_settings WHERE issuer = $1 AND client_id = $2', [issuer, clientId]);
-        return parseStored(result.rows[0]?.settings);
+        return deepFrozen(parseStored(result.rows[0]?.settings));
       });
-      return structuredClone(settings);
     },
     async findByKey(key) {
       const result = await db.query<Row>('SELECT issuer, client_id, settings FROM institution_settings WHERE platform_key = $1', [key]);
