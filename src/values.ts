@@ -35,11 +35,11 @@ export function detachedCopy(text: string): string {
   return structuredClone(text);
 }
 
-/** `value` and every object in it made read-only: one cached value can then be handed to every caller. */
+/** `value` and every object and array inside it frozen: a value shared by several readers that none may change. */
 export function deepFrozen<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFrozen(inner);
     Object.freeze(value);
-    for (const key of Object.keys(value)) deepFrozen(propertyOf(value, key));
   }
   return value;
 }
