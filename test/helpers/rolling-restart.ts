@@ -22,6 +22,8 @@ export interface ReplicaAddress {
 }
 
 export interface Balancer {
+  /** What the balancer printed, for a failure's diagnostics. */
+  output?(): string;
   stop(): Promise<void>;
 }
 
@@ -112,6 +114,7 @@ export async function rollingRestartUnderLoad(t: TestContext, setup: RollingRest
     stopping = true;
     await Promise.all(load);
     t.diagnostic(`${completed} launches, ${failures.length} failed; ${timings.join('; ')}`);
+    if (failures.length > 0 && balancer.output) t.diagnostic(`the balancer printed:\n${balancer.output().split('\n').slice(-60).join('\n')}`);
     assert.deepEqual(failures, [], 'every launch reached the proctoring service');
     assert.ok(completed > 20, `launches ran throughout (${completed})`);
   } finally {
