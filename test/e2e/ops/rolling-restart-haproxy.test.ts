@@ -34,8 +34,11 @@ describe('rolling restart behind HAProxy', { skip: rollingRestartSkip('haproxy',
         const checked = spawnSync('haproxy', ['-c', '-f', file], { encoding: 'utf8' });
         assert.equal(checked.status, 0, `haproxy -c: ${checked.stdout}${checked.stderr}`);
         const child = spawn('haproxy', ['-f', file, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let output = '';
+        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
         const exited = new Promise((resolve) => child.once('exit', resolve));
         return {
+          output: () => output,
           async stop() {
             child.kill('SIGTERM');
             await exited;

@@ -41,6 +41,7 @@ describe('rolling restart behind nginx', { skip: rollingRestartSkip('nginx', pre
         child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
         const exited = new Promise((resolve) => child.once('exit', resolve));
         return {
+          output: () => output,
           async stop() {
             child.kill('SIGTERM');
             await exited;
