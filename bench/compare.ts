@@ -20,10 +20,12 @@
 // a page and its button's POST); --bare-without-notice leaves it out (the bare tool of before the notice).
 // --node-flags=<flags> starts this tool's process (not the one compared with) with those Node.js/V8 flags, e.g.
 // --node-flags=--max-semi-space-size=32 with --against a worktree of the same commit: a runtime setting's effect.
+// --pauses preloads bench/compare/pauses.mjs into both tools and prints, after the rounds, each run's garbage
+// collections and event-loop stalls over 20 ms: what a tail is made of, when it is the tools' own pauses.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -48,6 +50,7 @@ const { values } = parseArgs({
     tsx: { type: 'boolean', default: false },
     steps: { type: 'boolean', default: false },
     'bare-without-notice': { type: 'boolean', default: false },
+    pauses: { type: 'boolean', default: false },
   },
 });
 const STUDENTS = Number(values.students);
@@ -101,6 +104,8 @@ interface RunResult {
   steps: StepTimes[];
   /** Shares of the machine's CPU capacity during the run: all its work, the tool's, the LMS and Launch API's, this process's. */
   machine: { busy: number; tool: number; upstream: number; browsers: number };
+  /** When the run began and ended, wall clock (ms since the epoch): which pauses fell in it. */
+  window: { from: number; to: number };
 }
 
 /** The LMS and Launch API process, measured alongside each run. */
@@ -117,6 +122,7 @@ async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number
   const failures = new Map<string, number>();
   let next = 0;
   let firstWaveMaxMs = 0;
+  const from = Date.now();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: Math.min(CONCURRENCY, logins.length) }, async () => {
@@ -141,7 +147,7 @@ async function run(pid: number, logins: LoginInitiation[], jarOf: (index: number
     upstream: upstream ? (processStats(upstream.pid).cpuMs - upstream.before) / capacityMs : 0,
     browsers: (browsers.user + browsers.system) / 1000 / capacityMs,
   };
-  return { ok: times.length, failed: logins.length - times.length, times, wallMs, cpuMs, rss: after.rss, peakRss: after.peakRss, failures, firstWaveMaxMs, machine, steps };
+  return { ok: times.length, failed: logins.length - times.length, times, wallMs, cpuMs, rss: after.rss, peakRss: after.peakRss, failures, firstWaveMaxMs, machine, steps, window: { from, to: Date.now() } };
 }
 
 /**
@@ -184,6 +190,23 @@ const showSteps = (r: RunResult) => {
   const each = (launch: StepTimes) => launch.map((value) => value.toFixed(0)).join(' + ');
   console.log(`${''.padStart(19)}ms per exchange (${names.join(', ')}): median ${names.map((_, i) => median(r.steps.map((launch) => launch[i] ?? 0)).toFixed(0)).join(' + ')}; slowest ${slowest.map(each).join(' | ')}`);
 };
+interface Pause {
+  at: number;
+  ms: number;
+  what: string;
+}
+/** Under --pauses: a run's garbage collections by kind and its event-loop stalls, from the tool's pauses file. */
+const pausesLine = (r: RunResult, pauses: readonly Pause[]) => {
+  const inRun = pauses.filter((pause) => pause.at >= r.window.from && pause.at <= r.window.to);
+  const kinds = [...new Set(inRun.map((pause) => pause.what))].sort();
+  if (kinds.length === 0) return 'no collection, no stall';
+  return kinds
+    .map((kind) => {
+      const of = inRun.filter((pause) => pause.what === kind).map((pause) => pause.ms);
+      return `${kind} ${of.length}× (${of.reduce((sum, value) => sum + value, 0).toFixed(0)} ms, longest ${Math.max(...of).toFixed(0)})`;
+    })
+    .join(', ');
+};
 const showFailures = (r: RunResult) => {
   for (const [message, count] of [...r.failures].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`      ${count}× ${message}`);
 };
@@ -199,6 +222,14 @@ async function main(): Promise<void> {
     return url.href;
   };
   const children: ChildProcess[] = [];
+  const pausesDir = values.pauses ? mkdtempSync(join(tmpdir(), 'proctor-lti-pauses-')) : undefined;
+  const pausesFile = (name: Name) => (pausesDir === undefined ? undefined : join(pausesDir, `${name}.jsonl`));
+  const pausesPreload = pausesDir === undefined ? [] : ['--import', resolve(import.meta.dirname, 'compare/pauses.mjs')];
+  const readPauses = (name: Name): Pause[] => {
+    const file = pausesFile(name);
+    if (file === undefined || !existsSync(file)) return [];
+    return readFileSync(file, 'utf8').split('\n').filter((text) => text !== '').map((text) => JSON.parse(text) as Pause);
+  };
   const dispatcher = new Agent({ connections: null, keepAliveTimeout: 10_000 });
   let passed = true;
   try {
@@ -226,7 +257,8 @@ async function main(): Promise<void> {
     const profileArgs = values.profile ? (mkdirSync(values.profile, { recursive: true }), ['--cpu-prof', '--cpu-prof-dir', values.profile]) : [];
     const nodeFlags = values['node-flags'].split(/\s+/).filter((flag) => flag !== '');
     const toolServer = (label: string, checkout: string, lms: Name, port: number, database: string, extraArgs: string[] = []) =>
-      start(label, [...extraArgs, ...toolServerArgs(checkout, { tsx: values.tsx })], {
+      start(label, [...pausesPreload, ...extraArgs, ...toolServerArgs(checkout, { tsx: values.tsx })], {
+        ...(pausesFile(lms) === undefined ? {} : { BENCH_PAUSES_FILE: pausesFile(lms)! }),
         NODE_ENV: 'development',
         LOG_LEVEL: 'info',
         PORT: String(port),
@@ -239,13 +271,18 @@ async function main(): Promise<void> {
         PROCTORING_SECRET: SANDBOX_ACCOUNT.secret,
         UPSTREAM_URL: upstreamBase,
         BENCH_LMS: lms,
+        // Every launch comes from this one address: the limiters still count each request, but a long warm-up
+        // must not reach the 5,000 logins per address and window an exam hall behind one NAT is allowed.
+        RATE_LIMIT_LOGIN: '1000000',
+        RATE_LIMIT_LAUNCH: '1000000',
       });
     const tool = await toolServer('proctor-lti', resolve(import.meta.dirname, '..'), 'tool', ports.tool, databases.tool, [...nodeFlags, ...profileArgs]);
     children.push(tool);
     const bareInfo = (await (await fetch(`${upstreamBase}/bench/info?lms=bare`)).json()) as UpstreamInfo;
     const bare =
       AGAINST === undefined
-        ? await start('bare ltijs', ['bench/bare-ltijs/server.mjs'], {
+        ? await start('bare ltijs', [...pausesPreload, 'bench/bare-ltijs/server.mjs'], {
+            ...(pausesFile('bare') === undefined ? {} : { BENCH_PAUSES_FILE: pausesFile('bare')! }),
             PORT: String(ports.bare),
             DATABASE_URL: databaseUrl(databases.bare),
             LMS_ISSUER: bareInfo.registration.issuer,
@@ -333,6 +370,16 @@ async function main(): Promise<void> {
     }
     if ((same.tool?.failed ?? 1) > 0) passed = false;
 
+    if (pausesDir !== undefined) {
+      // The preload writes its lines every 500 ms.
+      await new Promise((resolveWait) => setTimeout(resolveWait, 600));
+      const pauses: Record<Name, Pause[]> = { tool: readPauses('tool'), bare: readPauses('bare') };
+      console.log('  pauses in each run (garbage collections by kind; event-loop stalls over 20 ms)');
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const name of NAMES) console.log(`    round ${round + 1} ${LABEL[name].padEnd(12)} ${pausesLine(results[name][round]!, pauses[name])}`);
+      }
+    }
+
     const pooled = (name: Name) => {
       const runs = results[name];
       const ok = runs.reduce((sum, r) => sum + r.ok, 0);
@@ -373,6 +420,7 @@ async function main(): Promise<void> {
     for (const child of children.reverse()) await stop(child);
     for (const name of NAMES) await admin.query(`DROP DATABASE IF EXISTS "${databases[name]}" WITH (FORCE)`);
     await admin.end();
+    if (pausesDir !== undefined) rmSync(pausesDir, { recursive: true, force: true });
   }
   if (!passed) {
     console.log('FAILED: not every launch reached the proctoring service');
