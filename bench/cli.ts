@@ -7,10 +7,10 @@
 //   npm run build && npm run bench:cli [-- --runs 5] [--cli dist/src/cli/index.js] [--database-url postgres://…]
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { freePort } from './compare/processes.js';
 
 const { values } = parseArgs({
   options: {
@@ -66,15 +66,6 @@ function measure(place: string, env: Env): Array<{ place: string; command: strin
     return { place, command: args.join(' '), ms: median(times) };
   });
 }
-
-const freePort = () =>
-  new Promise<number>((done, fail) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-    server.on('error', fail);
-  });
 
 async function withRunningTool<T>(env: Env, work: () => T): Promise<T> {
   const port = String(await freePort());
