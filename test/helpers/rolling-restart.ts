@@ -79,6 +79,10 @@ export async function rollingRestartUnderLoad(t: TestContext, setup: RollingRest
     let stopping = false;
     let completed = 0;
     const failures: string[] = [];
+    // Each failure says when it came and what the replicas were doing then.
+    const loadStarted = performance.now();
+    let phase = 'both replicas up';
+    const when = () => `${((performance.now() - loadStarted) / 1000).toFixed(1)} s, ${phase}`;
     const worker = async () => {
       const nextLaunch = pace(LAUNCH_INTERVAL_MS);
       while (!stopping) {
@@ -88,10 +92,10 @@ export async function rollingRestartUnderLoad(t: TestContext, setup: RollingRest
         try {
           const login = await demo.initiateLogin({ member: student.id, presentation: 'window' });
           const { proctoringUrl } = await httpCandidateLaunch(lbUrl, { login, timeoutMs: 60_000 });
-          if (!proctoringUrl.startsWith(`${lbUrl}/sandbox/proctoring/`)) failures.push(`${student.id}: ended at ${proctoringUrl}`);
+          if (!proctoringUrl.startsWith(`${lbUrl}/sandbox/proctoring/`)) failures.push(`${student.id} (${when()}): ended at ${proctoringUrl}`);
           else completed++;
         } catch (error) {
-          failures.push(`${student.id}: ${(error as Error).message}`);
+          failures.push(`${student.id} (${when()}): ${(error as Error).message}`);
         }
       }
     };
@@ -103,12 +107,15 @@ export async function rollingRestartUnderLoad(t: TestContext, setup: RollingRest
     for (const replica of replicas) {
       const before = completed;
       const stoppedAt = performance.now();
+      phase = `${replica.name} stopping`;
       replica.process!.kill('SIGTERM');
       assert.equal(await replica.exited, 0, `${replica.name} exits 0 on SIGTERM:\n${replica.log.slice(-5).join('\n')}`);
       const stopMs = performance.now() - stoppedAt;
       replica.log.length = 0;
+      phase = `${replica.name} starting again`;
       startReplica(replica, env(replica));
       await waitFor(`${replica.name} serving through the balancer again`, () => launchesServedBy(replica) > 0, { timeoutMs: 180_000, intervalMs: 100 });
+      phase = 'both replicas up';
       timings.push(`${replica.name}: stopped in ${(stopMs / 1000).toFixed(1)} s, ${completed - before} launches completed until it served again`);
     }
     stopping = true;
