@@ -2,6 +2,7 @@
 // lines of its error: each run's own summary scrolls away under the next run's output.
 // Usage: node scripts/list-failures.mjs report.json [report.json ...]
 import { existsSync, readFileSync } from 'node:fs';
+import { describeFailure, failedTests } from './test-report.mjs';
 
 const reports = process.argv.slice(2);
 if (reports.length === 0) {
@@ -16,12 +17,9 @@ for (const path of reports) {
     continue;
   }
   const { node, tests } = JSON.parse(readFileSync(path, 'utf8'));
-  const failed = tests.filter((test) => test.kind === 'test' && test.status === 'fail');
+  const failed = failedTests(tests);
   failures += failed.length;
   console.log(`${path} (node ${node}): ${failed.length} failed`);
-  for (const test of failed) {
-    console.log(`  ${test.file} › ${test.name.join(' › ')}`);
-    if (test.error) console.log(`    ${test.error.split('\n').join('\n    ')}`);
-  }
+  for (const test of failed) console.log(describeFailure(test, '  '));
 }
 process.exit(failures > 0 ? 1 : 0);

@@ -15,6 +15,7 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { availableParallelism, setPriority, tmpdir } from 'node:os';
+import { describeFailure, failedTests } from './test-report.mjs';
 
 function findTests(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -158,9 +159,7 @@ function summarize(tests) {
   const leftOut = exclusions.length > 0 ? ` (left out: files under ${exclusions.join(', ')})` : '';
   console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s${leftOut}: ${count('pass')} passed, ${count('fail')} failed, ${skipped.length} skipped, ${count('todo')} todo.`);
   for (const test of skipped) console.log(`  skipped: ${test.file} › ${test.name.join(' › ')}${test.kind === 'suite' ? ' (the whole suite)' : ''}: ${test.reason || 'no reason given'}`);
-  for (const test of tests.filter((each) => each.kind === 'test' && each.status === 'fail')) {
-    console.log(`  failed: ${test.file} › ${test.name.join(' › ')}\n    ${(test.error ?? '').split('\n').join('\n    ')}`);
-  }
+  for (const test of failedTests(tests)) console.log(describeFailure(test, '  failed: '));
   const perFile = new Map();
   for (const test of tests) if (test.name.length === 1) perFile.set(test.file, (perFile.get(test.file) ?? 0) + test.durationMs);
   const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10);

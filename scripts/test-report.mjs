@@ -16,6 +16,13 @@ function failureOf(error) {
   return text.split('\n').slice(0, 12).join('\n').slice(0, 2000);
 }
 
+/** The failed tests of a report's `tests`. */
+export const failedTests = (tests) => tests.filter((test) => test.kind === 'test' && test.status === 'fail');
+
+/** A failed test as the ends of runs print it: `prefix`, its file and names, then its error's lines, indented. */
+export const describeFailure = (test, prefix) =>
+  `${prefix}${test.file} › ${test.name.join(' › ')}${test.error ? `\n    ${test.error.split('\n').join('\n    ')}` : ''}`;
+
 export default async function* report(source) {
   const tests = [];
   const open = new Map();
