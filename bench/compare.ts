@@ -225,6 +225,11 @@ async function main(): Promise<void> {
   const pausesDir = values.pauses ? mkdtempSync(join(tmpdir(), 'proctor-lti-pauses-')) : undefined;
   const pausesFile = (name: Name) => (pausesDir === undefined ? undefined : join(pausesDir, `${name}.jsonl`));
   const pausesPreload = pausesDir === undefined ? [] : ['--import', resolve(import.meta.dirname, 'compare/pauses.mjs')];
+  /** The environment that tells a tool's preload where to write its pauses, under --pauses. */
+  const pausesEnv = (name: Name): Record<string, string> => {
+    const file = pausesFile(name);
+    return file === undefined ? {} : { BENCH_PAUSES_FILE: file };
+  };
   const readPauses = (name: Name): Pause[] => {
     const file = pausesFile(name);
     if (file === undefined || !existsSync(file)) return [];
@@ -258,7 +263,7 @@ async function main(): Promise<void> {
     const nodeFlags = values['node-flags'].split(/\s+/).filter((flag) => flag !== '');
     const toolServer = (label: string, checkout: string, lms: Name, port: number, database: string, extraArgs: string[] = []) =>
       start(label, [...pausesPreload, ...extraArgs, ...toolServerArgs(checkout, { tsx: values.tsx })], {
-        ...(pausesFile(lms) === undefined ? {} : { BENCH_PAUSES_FILE: pausesFile(lms)! }),
+        ...pausesEnv(lms),
         NODE_ENV: 'development',
         LOG_LEVEL: 'info',
         PORT: String(port),
@@ -282,7 +287,7 @@ async function main(): Promise<void> {
     const bare =
       AGAINST === undefined
         ? await start('bare ltijs', [...pausesPreload, 'bench/bare-ltijs/server.mjs'], {
-            ...(pausesFile('bare') === undefined ? {} : { BENCH_PAUSES_FILE: pausesFile('bare')! }),
+            ...pausesEnv('bare'),
             PORT: String(ports.bare),
             DATABASE_URL: databaseUrl(databases.bare),
             LMS_ISSUER: bareInfo.registration.issuer,

@@ -70,8 +70,11 @@ const noticePage = (ltik) => `<!doctype html><html lang="en"><head><meta charset
 <form method="post" action="/notice" class="start-action" data-notice-continue><input type="hidden" name="ltik" value="${escapeHtml(ltik)}"><button>Start the exam</button></form>
 </body></html>`;
 
+const resourceIdOf = (token) => token.platformContext.resource?.id ?? 'exam';
+const isLearner = (roles) => roles.some((role) => role.endsWith('#Learner'));
+
 async function candidateRedirect(token, res) {
-  const resourceId = token.platformContext.resource?.id ?? 'exam';
+  const resourceId = resourceIdOf(token);
   const quiz = `${token.iss}/quiz/${encodeURIComponent(resourceId)}`;
   return res.redirect(await launchUrl('candidate', {
     user_id: safeId(token.user),
@@ -83,13 +86,13 @@ async function candidateRedirect(token, res) {
     exam_tag: safeId(resourceId),
   }));
 }
-const noticeKey = (token) => JSON.stringify([token.iss, token.user, token.platformContext.resource?.id ?? 'exam']);
+const noticeKey = (token) => JSON.stringify([token.iss, token.user, resourceIdOf(token)]);
 
 lti.onConnect(async (token, _req, res) => {
   const roles = token.platformContext.roles ?? [];
-  const resourceId = token.platformContext.resource?.id ?? 'exam';
+  const resourceId = resourceIdOf(token);
   try {
-    if (roles.some((role) => role.endsWith('#Learner'))) {
+    if (isLearner(roles)) {
       if (NOTICE && !noticesSeen.has(noticeKey(token))) return res.send(noticePage(res.locals.ltik));
       return await candidateRedirect(token, res);
     }
@@ -107,7 +110,7 @@ lti.onConnect(async (token, _req, res) => {
 lti.app.post('/notice', async (_req, res) => {
   const token = res.locals.token;
   try {
-    if (!(token.platformContext.roles ?? []).some((role) => role.endsWith('#Learner'))) return res.status(403).send('Your role cannot use this tool.');
+    if (!isLearner(token.platformContext.roles ?? [])) return res.status(403).send('Your role cannot use this tool.');
     noticesSeen.add(noticeKey(token));
     return await candidateRedirect(token, res);
   } catch (error) {
